@@ -1,0 +1,15 @@
+#pragma once
+// Entry points of the audited calculations, one file each, named after the id.
+// Only calculation.cpp (the registry) calls them.
+#include <vector>
+
+#include "distgrid/audit/calculation.hpp"
+#include "distgrid/audit/run.hpp"
+
+namespace distgrid::audit::runs {
+
+std::vector<CalculationResult> run_grid_key(RunContext& context);
+std::vector<CalculationResult> run_grid_sample(RunContext& context);
+std::vector<CalculationResult> run_grid_volume(RunContext& context);
+
+}  // namespace distgrid::audit::runs

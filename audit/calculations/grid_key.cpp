@@ -1,0 +1,183 @@
+// grid.key: the brick key and its inverse, audited for exactness.
+//
+// Generators: every combination of the range edges, uniform draws over the key
+// range, and coordinates just (or far) beyond it. Implementation under test:
+// brick_key, brick_of and brick_key_checked (core/include/distgrid/brick_key.hpp).
+// Reference: 128-bit integer keys and base-2^17 digits (reference/brick_key.hpp).
+#include <cstdint>
+#include <limits>
+#include <string>
+
+#include "calculations.hpp"
+#include "distgrid/audit/input_rng.hpp"
+#include "distgrid/audit/parallel.hpp"
+#include "distgrid/audit/reference/brick_key.hpp"
+#include "distgrid/brick_key.hpp"
+#include "distgrid/error.hpp"
+
+namespace distgrid::audit::runs {
+
+namespace {
+
+using reference::BrickTriple;
+using reference::Int128;
+
+constexpr std::string_view kId = "grid.key";
+
+/// The range edges of a brick coordinate: both ends, their neighbours, and around 0.
+constexpr std::int64_t kEdges[] = {-65536, -65535, -1, 0, 1, 65534, 65535};
+constexpr std::size_t kEdgeCount = std::size(kEdges);
+/// Coordinates with no key: just beyond each end, and far beyond (to int64's ends).
+constexpr std::int64_t kBeyond[] = {-65537, 65536, -(std::int64_t{1} << 40), std::int64_t{1} << 40,
+                                    std::numeric_limits<std::int64_t>::min(),
+                                    std::numeric_limits<std::int64_t>::max()};
+
+enum class Stratum { range_edges, uniform, beyond_range };
+
+struct StratumSpec {
+  Stratum kind;
+  const char* name;
+  const char* description;
+};
+
+constexpr StratumSpec kStrata[] = {
+    {Stratum::range_edges, "range_edges",
+     "every combination of -65536, -65535, -1, 0, 1, 65534, 65535 on the three axes (343 inputs)"},
+    {Stratum::uniform, "uniform", "coordinates uniform over [-65536, 65535]; 20 per --inputs"},
+    {Stratum::beyond_range, "beyond_range",
+     "one to three coordinates without a key (-65537, 65536, +-2^40, int64 min and max), the others "
+     "uniform in range: brick_key_checked must refuse them with toolarge"},
+};
+
+std::size_t stratum_count(Stratum kind, std::size_t inputs) {
+  switch (kind) {
+    case Stratum::range_edges: return kEdgeCount * kEdgeCount * kEdgeCount;
+    case Stratum::uniform: return 20 * inputs;
+    case Stratum::beyond_range: return inputs;
+  }
+  return 0;
+}
+
+/// Input generator: the index-th brick of a stratum.
+BrickTriple generate_input(Stratum kind, std::uint64_t seed, std::uint64_t index) {
+  if (kind == Stratum::range_edges) {
+    return {kEdges[index / (kEdgeCount * kEdgeCount)], kEdges[(index / kEdgeCount) % kEdgeCount],
+            kEdges[index % kEdgeCount]};
+  }
+  InputRng rng(seed, kId, kind == Stratum::uniform ? "uniform" : "beyond_range", index);
+  BrickTriple b{};
+  for (std::int64_t& c : b) c = rng.integer(-65536, 65535);
+  if (kind == Stratum::beyond_range) {
+    const auto axes = rng.integer(1, 7);  // a non-empty subset of the axes
+    for (std::size_t a = 0; a < 3; ++a)
+      if ((axes >> a) & 1) b[a] = kBeyond[static_cast<std::size_t>(rng.integer(0, static_cast<std::int64_t>(std::size(kBeyond)) - 1))];
+  }
+  return b;
+}
+
+/// What the implementation under test answers for one brick.
+struct CoreAnswer {
+  std::int64_t key = 0;
+  BrickCoord inverse;
+  bool valid = false;
+  bool checked_agrees = false;  ///< brick_key_checked returned the same key
+  bool refused = false;         ///< brick_key_checked threw Error(toolarge)
+};
+
+CoreAnswer implementation(const BrickTriple& b, bool in_range) {
+  CoreAnswer a;
+  if (in_range) {
+    a.key = distgrid::brick_key(b[0], b[1], b[2]);
+    a.inverse = distgrid::brick_of(a.key);
+    a.valid = distgrid::brick_key_valid(a.key);
+  }
+  try {
+    a.checked_agrees = distgrid::brick_key_checked(b[0], b[1], b[2]) == a.key;
+  } catch (const Error& e) {
+    a.refused = e.code() == ErrorCode::toolarge;
+  }
+  return a;
+}
+
+struct Outcome {
+  BrickTriple input{};
+  bool has_key = false;
+  ErrorValue error;
+  std::string mismatch;  ///< empty when every answer is right
+};
+
+Outcome check(const BrickTriple& b) {
+  Outcome out;
+  out.input = b;
+  const std::optional<Int128> expected = reference::brick_key_exact(b);
+  out.has_key = expected.has_value();
+  const CoreAnswer core = implementation(b, out.has_key);
+  if (!expected) {
+    if (!core.refused) out.mismatch = "brick_key_checked did not refuse a brick without a key";
+    return out;
+  }
+  const Int128 difference = Int128{core.key} - *expected;
+  const auto as_double = static_cast<double>(core.key);
+  out.error.abs = static_cast<double>(difference < 0 ? -difference : difference);
+  out.error.result = as_double;
+  out.error.reference = static_cast<double>(*expected);
+  out.error.ulps = error_in_ulps(out.error.abs, out.error.reference, 0);
+  const std::optional<BrickTriple> decoded = reference::brick_of_key_exact(core.key);
+  if (difference != 0) out.mismatch = "brick_key differs from the 128-bit key";
+  else if (BrickTriple{core.inverse.bx, core.inverse.by, core.inverse.bz} != b) out.mismatch = "brick_of does not invert brick_key";
+  else if (!decoded || *decoded != b) out.mismatch = "the reference decoding does not give the brick back";
+  else if (!core.valid) out.mismatch = "brick_key_valid rejects a key brick_key made";
+  else if (!core.checked_agrees) out.mismatch = "brick_key_checked differs from brick_key";
+  else if (static_cast<Int128>(as_double) != *expected || as_double >= 0x1p51)
+    out.mismatch = "the key is not exact as a double below 2^51";
+  return out;
+}
+
+}  // namespace
+
+std::vector<CalculationResult> run_grid_key(RunContext& context) {
+  const RunSettings& settings = context.settings();
+  CalculationResult result;
+  result.error = ErrorStats(false, false);
+  std::uint64_t mismatches = 0;
+  nlohmann::json examples = nlohmann::json::array();
+  for (const StratumSpec& stratum : kStrata) {
+    const std::size_t count = stratum_count(stratum.kind, settings.inputs);
+    std::vector<Outcome> outcomes(count);
+    context.progress().begin(std::string(kId) + " " + stratum.name, count);
+    parallel_for(count, context.threads(), context.progress(),
+                 [&](std::size_t n) { outcomes[n] = check(generate_input(stratum.kind, settings.seed, n)); });
+    context.progress().end();
+    for (std::size_t n = 0; n < count; ++n) {
+      const Outcome& o = outcomes[n];
+      auto record = [&] {
+        InputRecord r{settings.seed, stratum.name, n, {}, {}};
+        const char* names[] = {"bx", "by", "bz"};
+        for (std::size_t a = 0; a < 3; ++a) r.values.emplace_back(names[a], std::to_string(o.input[a]));
+        return r;
+      };
+      if (o.has_key) result.error.add(o.error, record);
+      if (o.mismatch.empty()) continue;
+      ++mismatches;
+      if (examples.size() < ErrorStats::kWorstKept) {
+        const InputRecord r = record();
+        nlohmann::json input = nlohmann::json::object();
+        for (const auto& [name, value] : r.values) input[name] = value;
+        examples.push_back({{"generator", r.generator}, {"index", r.index}, {"input", input}, {"what", o.mismatch}});
+      }
+    }
+    result.strata.push_back({stratum.name, stratum.description, count});
+  }
+  result.mismatches = mismatches;
+  result.details = {{"mismatch_examples", examples}};
+
+  // Keys do not depend on the storage scalar: the same result stands for each.
+  std::vector<CalculationResult> results;
+  for (Storage s : settings.storages) {
+    results.push_back(result);
+    results.back().storage = s;
+  }
+  return results;
+}
+
+}  // namespace distgrid::audit::runs

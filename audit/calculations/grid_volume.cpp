@@ -1,0 +1,222 @@
+// grid.volume: the enclosed volume of each default part, in float and double bricks.
+//
+// Implementation under test: Grid<S>::volume. References, in high precision over
+// the grid's own bricks (keys decoded by the reference, inside bricks 512):
+//   arithmetic  the shares of the node values as stored;
+//   storage     the shares of the exact node values clamp(f(i*h), +-band*h);
+//   method      the part's analytic (or best known) volume, relative error.
+// One input per part; the run's h and band.
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "calculations.hpp"
+#include "distgrid/audit/high_precision.hpp"
+#include "distgrid/audit/parallel.hpp"
+#include "distgrid/audit/reference/exact_values.hpp"
+#include "distgrid/audit/reference/volume.hpp"
+#include "distgrid/audit/report.hpp"
+
+namespace distgrid::audit::runs {
+
+namespace {
+
+constexpr std::string_view kId = "grid.volume";
+constexpr const char* kGenerator = "default_part";
+
+/// The implementation under test.
+template <class S>
+double implementation(const Grid<S>& grid) {
+  return grid.volume();
+}
+
+ErrorValue volume_error(const HighPrecision& result, const HighPrecision& reference) {
+  ErrorValue e;
+  e.abs = to_double(abs(result - reference));
+  e.result = to_double(result);
+  e.reference = to_double(reference);
+  e.relative = to_double(abs(result - reference) / abs(reference));
+  e.ulps = error_in_ulps(e.abs, e.reference, 0);
+  return e;
+}
+
+/// A node whose double value lies beyond +-h/2 by more than this many voxels
+/// has an exact share of exactly 0 or 1: the double formula errs by about 1e-16
+/// of the coordinates, ten orders of magnitude below the margin. Only the other
+/// nodes (those near the surface) need the high-precision formula.
+constexpr double kShareFilterMarginVoxels = 1e-6;
+/// One in this many nodes the filter settles is evaluated in high precision
+/// anyway, and a disagreement is counted (and the exact share used).
+constexpr std::int64_t kShareFilterCheckEvery = 61;
+
+/// Exact shares of one brick, and how the filter fared on it.
+struct BrickExact {
+  HighPrecision shares = 0;
+  std::size_t evaluated = 0;   ///< nodes evaluated in high precision
+  std::size_t checked = 0;     ///< of them, nodes the filter had settled
+  std::size_t violations = 0;  ///< checked nodes whose exact share differed
+};
+
+BrickExact exact_brick(const Field<double>& field, std::int64_t key, double h, double band) {
+  const reference::BrickTriple b = reference::brick_of_stored_key(key);
+  const double settled = h / 2 + kShareFilterMarginVoxels * h;
+  BrickExact out;
+  for (std::int64_t n = 0; n < 512; ++n) {
+    const std::int64_t i = 8 * b[0] + (n & 7), j = 8 * b[1] + ((n >> 3) & 7), k = 8 * b[2] + (n >> 6);
+    const double rough = field.eval<double>(static_cast<double>(i) * h, static_cast<double>(j) * h,
+                                            static_cast<double>(k) * h);
+    const bool filtered = std::fabs(rough) >= settled;
+    const bool check = filtered && (key + n) % kShareFilterCheckEvery == 0;
+    if (filtered && !check) {
+      out.shares += rough > 0 ? 0 : 1;
+      continue;
+    }
+    const HighPrecision share = reference::voxel_share(reference::exact_node_value(field, i, j, k, h, band), h);
+    ++out.evaluated;
+    if (check) {
+      ++out.checked;
+      if (share != HighPrecision(rough > 0 ? 0 : 1)) ++out.violations;
+    }
+    out.shares += share;
+  }
+  return out;
+}
+
+/// Exact shares of bricks, by key, shared by the storages of one part (their
+/// grids hold the same bricks unless the formula's data differ).
+struct ExactShares {
+  std::map<std::int64_t, HighPrecision> by_key;
+  std::size_t evaluated = 0, checked = 0, violations = 0;
+};
+
+template <class S>
+void add_exact_shares(RunContext& context, const Field<double>& field, const Grid<S>& grid, const std::string& label,
+                      ExactShares& known) {
+  const RunSettings& s = context.settings();
+  std::vector<std::int64_t> missing;
+  for (std::int64_t key : grid.stored_keys())
+    if (!known.by_key.count(key)) missing.push_back(key);
+  std::vector<BrickExact> bricks(missing.size());
+  context.progress().begin(label, missing.size());
+  parallel_for(missing.size(), context.threads(), context.progress(),
+               [&](std::size_t n) { bricks[n] = exact_brick(field, missing[n], s.h, s.band); });
+  context.progress().end();
+  for (std::size_t n = 0; n < missing.size(); ++n) {
+    known.by_key.emplace(missing[n], bricks[n].shares);
+    known.evaluated += bricks[n].evaluated;
+    known.checked += bricks[n].checked;
+    known.violations += bricks[n].violations;
+  }
+}
+
+struct PartVolumes {
+  double core = 0;
+  HighPrecision from_stored, from_exact;
+};
+
+template <class S>
+PartVolumes measure(RunContext& context, const Grid<S>& grid, const ExactShares& exact, const std::string& label) {
+  const auto& keys = grid.stored_keys();
+  std::vector<HighPrecision> stored(keys.size()), exact_sums(keys.size());
+  context.progress().begin(label, keys.size());
+  parallel_for(keys.size(), context.threads(), context.progress(), [&](std::size_t slot) {
+    stored[slot] = reference::stored_brick_shares(grid.brick_values(slot), grid.h());
+  });
+  context.progress().end();
+  for (std::size_t slot = 0; slot < keys.size(); ++slot) exact_sums[slot] = exact.by_key.at(keys[slot]);
+  PartVolumes v;
+  v.core = implementation(grid);
+  v.from_stored = reference::volume_from_shares(stored, grid.inside_keys().size(), grid.h());
+  v.from_exact = reference::volume_from_shares(exact_sums, grid.inside_keys().size(), grid.h());
+  return v;
+}
+
+}  // namespace
+
+std::vector<CalculationResult> run_grid_volume(RunContext& context) {
+  const RunSettings& settings = context.settings();
+  std::array<CalculationResult, 2> results;
+  std::array<nlohmann::json, 2> tables{nlohmann::json::array(), nlohmann::json::array()};
+  for (CalculationResult& r : results) {
+    r.error = ErrorStats(false, true);
+    r.arithmetic = r.storage_error = r.method = ErrorStats(false, true);
+    r.strata.push_back({kGenerator, "each default part of the run, baked at the run's h and band", 0, 0});
+  }
+  for (std::size_t part_index = 0; part_index < context.part_count(); ++part_index) {
+    PartSubject& part = context.part(part_index);
+    const DefaultPart& info = part.part();
+    const Field<double>& field = part.field<double>(Placement::origin);
+    ExactShares exact;
+    const std::string label = std::string(kId) + " " + info.name + " exact nodes";
+    for (Storage storage : settings.storages) {
+      const auto s = static_cast<std::size_t>(storage);
+      PartVolumes v;
+      std::size_t stored_bricks = 0, inside_bricks = 0;
+      auto run_storage = [&](const auto& grid) {
+        add_exact_shares(context, field, grid, label, exact);
+        v = measure(context, grid, exact,
+                    std::string(kId) + " " + info.name + " " + std::string(storage_name(storage)) + " stored nodes");
+        stored_bricks = grid.stored_brick_count();
+        inside_bricks = grid.inside_brick_count();
+      };
+      if (storage == Storage::float32) run_storage(part.grid<float>(Placement::origin));
+      else run_storage(part.grid<double>(Placement::origin));
+
+      CalculationResult& r = results[s];
+      const HighPrecision core(v.core);
+      auto record = [&] {
+        return InputRecord{settings.seed, kGenerator, part_index, info.name,
+                           {{"h", hex_float(settings.h)}, {"band", hex_float(settings.band)}}};
+      };
+      const ErrorValue error = volume_error(core, v.from_exact), arithmetic = volume_error(core, v.from_stored),
+                       storage_error = volume_error(v.from_stored, v.from_exact);
+      r.error.add(error, record);
+      r.arithmetic->add(arithmetic, record);
+      r.storage_error->add(storage_error, record);
+      const bool has_analytic = std::isfinite(info.volume) && info.volume > 0;
+      nlohmann::json method_relative = nullptr;
+      if (has_analytic) {
+        const ErrorValue method = volume_error(v.from_exact, HighPrecision(info.volume));
+        r.method->add(method, record);
+        method_relative = finite_or_null(*method.relative);
+      }
+      r.strata[0].count += 1;
+      tables[s].push_back(
+          {{"part", info.name},
+           {"stored_bricks", stored_bricks},
+           {"inside_bricks", inside_bricks},
+           {"core", finite_or_null(v.core)},
+           {"core_hex", hex_float(v.core)},
+           {"from_stored", finite_or_null(to_double(v.from_stored))},
+           {"from_exact_nodes", finite_or_null(to_double(v.from_exact))},
+           {"analytic", has_analytic ? finite_or_null(info.volume) : nlohmann::json(nullptr)},
+           {"analytic_exact", info.volume_exact},
+           {"exact_nodes", {{"evaluated", exact.evaluated},
+                            {"filter_checked", exact.checked},
+                            {"filter_violations", exact.violations}}},
+           {"analytic_uncertainty", finite_or_null(info.volume_uncertainty)},
+           {"analytic_source", has_analytic ? info.volume_source : "no analytic volume: method error not measured"},
+           {"relative", {{"error", finite_or_null(*error.relative)},
+                         {"arithmetic", finite_or_null(*arithmetic.relative)},
+                         {"storage", finite_or_null(*storage_error.relative)},
+                         {"method", method_relative}}}});
+    }
+  }
+  std::vector<CalculationResult> out;
+  for (Storage storage : settings.storages) {
+    const auto s = static_cast<std::size_t>(storage);
+    results[s].storage = storage;
+    results[s].details = {
+        {"by_part", tables[s]},
+        {"null_means", "a NaN or infinite value, or no analytic volume for the part"},
+        {"exact_nodes",
+         "only nodes whose double value is within h/2 + 1e-6 h of the surface are evaluated in high precision; "
+         "the others share exactly 0 or 1. One in 61 of those is evaluated anyway (filter_checked) and a "
+         "different share counted (filter_violations) and used."}};
+    out.push_back(std::move(results[s]));
+  }
+  return out;
+}
+
+}  // namespace distgrid::audit::runs

@@ -1,0 +1,92 @@
+#pragma once
+// The audit's catalogue: every audited calculation is registered once, in the
+// explicit list in calculation.cpp, with everything the runner, the report and
+// the gate need: its id, title, declared precision, where its code lives, the
+// formula, how its inputs are drawn, the core entry point under test and the
+// independent reference. Budgets are looked up by (id, storage) in gates.json.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "distgrid/audit/error_stats.hpp"
+#include "distgrid/audit/storage.hpp"
+
+namespace distgrid::audit {
+
+class RunContext;
+
+/// Precision classes of the policy page, plus `inexact` for a calculation that
+/// should be exact and was measured not to be.
+enum class PrecisionClass { exact, bits64, bits32_in_part, inexact };
+
+/// "exact", "64-bit", "32-bit in part", "inexact".
+std::string_view precision_name(PrecisionClass c) noexcept;
+
+/// Largest error, in ulps of double (error_in_ulps), that still counts as 64-bit:
+/// 1024 ulps, 10 of 53 bits spoiled. A value that went through a float keeps
+/// at most 24 bits, about 2^28 ulps off; even a volume, whose sum averages the
+/// roundings of many nodes, stays above 2^13 ulps. A 64-bit formula's own
+/// rounding (including the double distance formula at |p| a few times band*h)
+/// measures tens of ulps.
+inline constexpr double kSixtyFourBitMaxUlps = 1024;
+
+/// Measured class: exact when no input erred, inexact when an exact calculation
+/// mismatched, 64-bit up to kSixtyFourBitMaxUlps, else 32-bit in part.
+PrecisionClass measured_class(double max_ulps, std::uint64_t mismatches, PrecisionClass declared) noexcept;
+
+/// A function definition in our sources; the report resolves its line range.
+struct SourceRef {
+  std::string_view file;      ///< relative to the repository root
+  std::string_view function;  ///< name as written at the definition, e.g. "Grid<S>::sample"
+};
+
+/// How many inputs one generator (stratum) drew, and how.
+struct StratumCount {
+  std::string name;
+  std::string description;
+  std::size_t count = 0;
+  /// Inputs for which a rejection generator found no point meeting its
+  /// condition and kept its last draw instead.
+  std::size_t fallbacks = 0;
+};
+
+/// Everything measured for one calculation and one storage.
+struct CalculationResult {
+  Storage storage = Storage::float32;
+  std::vector<StratumCount> strata;
+  /// The core's result against the high-precision value from exact node values:
+  /// all the number types cost (arithmetic + storage), not the method.
+  ErrorStats error{false, false};
+  /// Present where they apply; see DESIGN.md "How a calculation is audited".
+  std::optional<ErrorStats> arithmetic, storage_error, method;
+  /// Present for calculations declared exact: inputs with any wrong answer.
+  std::optional<std::uint64_t> mismatches;
+  /// Calculation-specific table (for example the volume of each part); may be null.
+  nlohmann::json details;
+};
+
+struct Calculation {
+  std::string_view id;
+  std::string_view title;
+  PrecisionClass declared;
+  std::vector<SourceRef> sources;
+  std::string_view formula;
+  std::string_view inputs;          ///< the input generators, in a sentence or two
+  std::string_view implementation;  ///< the core entry points under test
+  std::string_view reference;       ///< what the reference computes, without core
+  std::string_view errors;          ///< what the error, and each separated error, compare
+  /// Draws the inputs, runs implementation and reference, and returns one
+  /// result per storage the run asks for.
+  std::vector<CalculationResult> (*run)(RunContext& context);
+};
+
+/// The registry, in report order.
+const std::vector<Calculation>& calculations();
+/// nullptr when no calculation has this id.
+const Calculation* find_calculation(std::string_view id);
+
+}  // namespace distgrid::audit

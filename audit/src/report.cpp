@@ -1,0 +1,188 @@
+#include "distgrid/audit/report.hpp"
+
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "build_info.hpp"
+#include "distgrid/audit/source_lines.hpp"
+#include "distgrid/error.hpp"
+
+namespace distgrid::audit {
+
+using nlohmann::json;
+
+json finite_or_null(double value) { return std::isfinite(value) ? json(value) : json(nullptr); }
+
+json tool_json() { return {{"name", "distgrid-audit"}, {"version", build_info::kVersion}}; }
+
+json build_json() {
+  return {{"git_revision", build_info::kGitRevision},
+          {"compiler", {{"id", build_info::kCompilerId}, {"version", build_info::kCompilerVersion}}},
+          {"build_type", build_info::kBuildType},
+          {"cxx_flags", build_info::kCxxFlags},
+          {"build_type_flags", build_info::kBuildTypeFlags},
+          {"options_flags", build_info::kOptionsFlags},
+          {"core_flags", build_info::kCoreFlags},
+          {"fp_contract", "off: -ffp-contract=off (distgrid::options), so no result depends on FMA contraction"}};
+}
+
+namespace {
+
+json summary_json(const std::optional<Summary>& s) {
+  if (!s) return {{"max", nullptr}, {"mean", nullptr}, {"rms", nullptr}, {"p99", nullptr}};
+  return {{"max", finite_or_null(s->max)},
+          {"mean", finite_or_null(s->mean)},
+          {"rms", finite_or_null(s->rms)},
+          {"p99", finite_or_null(s->p99)}};
+}
+
+json worst_json(const WorstInput& w, const ErrorStats& stats) {
+  json input = json::object();
+  for (const auto& [name, value] : w.input.values) input[name] = value;
+  json error = {{"abs", finite_or_null(w.error.abs)},
+                {"ulps", finite_or_null(w.error.ulps)},
+                {"bits", finite_or_null(bits_lost(w.error.ulps))}};
+  if (stats.has_h()) error["h"] = finite_or_null(*w.error.h);
+  if (stats.has_relative()) error["relative"] = finite_or_null(*w.error.relative);
+  json out = {{"seed", w.input.seed},
+              {"generator", w.input.generator},
+              {"index", w.input.index},
+              {"input", input},
+              {"result", hex_float(w.error.result)},
+              {"reference", hex_float(w.error.reference)},
+              {"error", error}};
+  if (!w.input.part.empty()) out["part"] = w.input.part;
+  return out;
+}
+
+json source_json(const SourceRef& ref, const std::string& source_dir) {
+  const ResolvedSource r = resolve_source(ref.file, ref.function, source_dir);
+  json out = {{"file", r.file}, {"function", r.function}};
+  if (r.lines) {
+    out["first_line"] = r.lines->first;
+    out["last_line"] = r.lines->last;
+  } else {
+    out["first_line"] = nullptr;
+    out["last_line"] = nullptr;
+    out["lines_null_reason"] = r.missing_reason;
+  }
+  return out;
+}
+
+}  // namespace
+
+json error_stats_json(const ErrorStats& stats, const std::string& what) {
+  json out = {{"what", what}, {"count", stats.count()}, {"non_finite", stats.non_finite()}};
+  if (stats.has_h()) out["h"] = summary_json(stats.h());
+  if (stats.has_relative()) out["relative"] = summary_json(stats.relative());
+  out["ulps"] = summary_json(stats.ulps());
+  out["bits"] = summary_json(stats.bits());
+  json worst = json::array();
+  for (const WorstInput& w : stats.worst()) worst.push_back(worst_json(w, stats));
+  out["worst"] = worst;
+  if (stats.count() == 0) out["null_reason"] = "no inputs";
+  else if (stats.non_finite() > 0)
+    out["null_reason"] = std::to_string(stats.non_finite()) +
+                         " inputs gave a NaN or infinite result or error; they count as infinite";
+  return out;
+}
+
+json calculation_json(const Calculation& calculation, const CalculationResult& result, const std::string& source_dir) {
+  json sources = json::array();
+  for (const SourceRef& ref : calculation.sources) sources.push_back(source_json(ref, source_dir));
+  json generators = json::array();
+  std::size_t count = 0;
+  for (const StratumCount& s : result.strata) {
+    generators.push_back(
+        {{"name", s.name}, {"description", s.description}, {"count", s.count}, {"fallbacks", s.fallbacks}});
+    count += s.count;
+  }
+
+  json entry = {{"id", calculation.id},
+                {"storage", storage_name(result.storage)},
+                {"title", calculation.title},
+                {"declared", precision_name(calculation.declared)}};
+  const std::optional<Summary> ulps = result.error.ulps();
+  const std::uint64_t mismatches = result.mismatches.value_or(0);
+  if (result.error.non_finite() > 0) {
+    entry["measured"] = nullptr;
+    entry["measured_null_reason"] = "some inputs gave a NaN or infinite result";
+  } else if (!ulps && mismatches == 0) {
+    entry["measured"] = nullptr;
+    entry["measured_null_reason"] = "no inputs";
+  } else {
+    entry["measured"] = precision_name(measured_class(ulps ? ulps->max : 0, mismatches, calculation.declared));
+  }
+  entry["source"] = sources;
+  entry["formula"] = calculation.formula;
+  entry["implementation"] = calculation.implementation;
+  entry["reference"] = calculation.reference;
+  entry["input_generators"] = calculation.inputs;
+  entry["inputs"] = {{"count", count}, {"generators", generators}};
+  entry["error"] = error_stats_json(result.error, std::string(calculation.errors));
+  json separated = json::object();
+  const auto put = [&](const char* name, const std::optional<ErrorStats>& stats, const char* what) {
+    separated[name] = stats ? error_stats_json(*stats, what) : json(nullptr);
+  };
+  put("arithmetic", result.arithmetic, "the core's result vs high precision from the same stored node values");
+  put("storage", result.storage_error, "high precision from stored node values vs from exact node values f(i h)");
+  put("method", result.method, "high precision from exact node values vs the true geometric quantity");
+  if (!result.arithmetic || !result.storage_error || !result.method)
+    separated["null_reason"] = "does not apply: the calculation has no stored values or no method to separate";
+  entry["errors"] = separated;
+  if (result.mismatches) entry["mismatches"] = *result.mismatches;
+  if (!result.details.is_null()) entry["details"] = result.details;
+  return entry;
+}
+
+namespace {
+
+void check_finite_at(const json& value, const std::string& pointer) {
+  if (value.is_number_float() && !std::isfinite(value.get<double>()))
+    throw std::logic_error("report value at " + (pointer.empty() ? "/" : pointer) + " is not finite");
+  if (value.is_object())
+    for (const auto& [key, item] : value.items()) check_finite_at(item, pointer + "/" + key);
+  if (value.is_array())
+    for (std::size_t n = 0; n < value.size(); ++n) check_finite_at(value[n], pointer + "/" + std::to_string(n));
+}
+
+}  // namespace
+
+void check_all_finite(const json& document) { check_finite_at(document, ""); }
+
+void write_json_file(const json& document, const std::string& path) {
+  const std::string text = document.dump(2) + "\n";
+  const std::string temporary = path + ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.flush();
+    if (!out) {
+      std::remove(temporary.c_str());
+      throw Error(ErrorCode::badfile, path + ": cannot write (temporary file " + temporary + ")");
+    }
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+    std::remove(temporary.c_str());
+    throw Error(ErrorCode::badfile, path + ": cannot replace it with " + temporary);
+  }
+}
+
+json read_json_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(ErrorCode::badfile, path + ": cannot open for reading");
+  std::ostringstream text;
+  text << in.rdbuf();
+  try {
+    return json::parse(text.str());
+  } catch (const json::parse_error& e) {
+    throw Error(ErrorCode::badfile, path + ": not JSON (byte " + std::to_string(e.byte) + ")");
+  }
+}
+
+}  // namespace distgrid::audit

@@ -1,0 +1,157 @@
+#include "distgrid/audit/error_stats.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <vector>
+
+#include "distgrid/audit/input_rng.hpp"
+
+namespace distgrid::audit {
+namespace {
+
+TEST(UlpOf, IsTheGapToTheNextLargerDouble) {
+  EXPECT_EQ(ulp_of(1.0), 0x1p-52);
+  EXPECT_EQ(ulp_of(-1.0), 0x1p-52);
+  EXPECT_EQ(ulp_of(0.75), 0x1p-53);
+  EXPECT_EQ(ulp_of(1.9999999999999998), 0x1p-52);
+  EXPECT_EQ(ulp_of(3.0 / 64), 0x1p-57);
+  EXPECT_EQ(ulp_of(std::numeric_limits<double>::max()), 0x1p971);
+  for (double x : {0.1, 3.0, 1e300, 1e-300})
+    EXPECT_EQ(ulp_of(x), std::nextafter(x, INFINITY) - x) << "x = " << x;
+}
+
+TEST(UlpOf, IsTheSmallestSubnormalAtZeroAndBelowTheNormals) {
+  EXPECT_EQ(ulp_of(0.0), std::numeric_limits<double>::denorm_min());
+  EXPECT_EQ(ulp_of(1e-310), std::numeric_limits<double>::denorm_min());
+  EXPECT_TRUE(std::isnan(ulp_of(INFINITY)));
+  EXPECT_TRUE(std::isnan(ulp_of(NAN)));
+}
+
+TEST(ErrorInUlps, CountsInUlpsOfTheReferenceRaisedToTheFloor) {
+  EXPECT_EQ(error_in_ulps(0x1p-52, 1.0, 0), 1.0);
+  EXPECT_EQ(error_in_ulps(0x1p-50, -1.5, 0), 4.0);
+  // Near zero a distance counts in ulps of band*h, not of the tiny reference.
+  EXPECT_EQ(error_in_ulps(0x1p-57, 1e-20, 3.0 / 64), 1.0);
+  EXPECT_EQ(error_in_ulps(0x1p-57, 0.0, 3.0 / 64), 1.0);
+  EXPECT_EQ(error_in_ulps(0, 0.0, 0), 0.0);
+}
+
+TEST(BitsLost, IsLog2OfOnePlusUlps) {
+  EXPECT_EQ(bits_lost(0), 0.0);
+  EXPECT_DOUBLE_EQ(bits_lost(1), 1.0);
+  EXPECT_DOUBLE_EQ(bits_lost(3), 2.0);
+  EXPECT_DOUBLE_EQ(bits_lost(0x1p29 - 1), 29.0);
+  EXPECT_EQ(bits_lost(INFINITY), INFINITY);
+}
+
+TEST(HexFloat, PrintsExactReplayableText) {
+  EXPECT_EQ(hex_float(0.375), "0x1.8p-2");
+  EXPECT_EQ(hex_float(-1.0), "-0x1p+0");
+  EXPECT_EQ(hex_float(0.0), "0x0p+0");
+  EXPECT_EQ(hex_float(1.0 / 64), "0x1p-6");
+  InputRng rng(7, "test", "hex", 0);
+  for (int n = 0; n < 1000; ++n) {
+    const double x = std::ldexp(rng.uniform(-1, 1), static_cast<int>(rng.integer(-1000, 1000)));
+    EXPECT_EQ(std::strtod(hex_float(x).c_str(), nullptr), x) << "seed 7, draw " << n << ": " << hex_float(x);
+  }
+}
+
+TEST(PercentileNearestRank, TakesTheCeilRankInIntegers) {
+  std::vector<double> v;
+  for (int n = 100; n >= 1; --n) v.push_back(n);
+  EXPECT_EQ(percentile_nearest_rank(v, 99), 99.0);
+  EXPECT_EQ(percentile_nearest_rank(v, 100), 100.0);
+  EXPECT_EQ(percentile_nearest_rank(v, 1), 1.0);
+  for (int n = 101; n <= 150; ++n) v.push_back(n);
+  EXPECT_EQ(percentile_nearest_rank(v, 99), 149.0);  // ceil(0.99 * 150) = 149
+  EXPECT_EQ(percentile_nearest_rank({5.0}, 99), 5.0);
+}
+
+TEST(Summarize, GivesMaxMeanRmsAndP99) {
+  const std::vector<double> v{3, 4};
+  const Summary s = summarize(v);
+  EXPECT_EQ(s.max, 4);
+  EXPECT_EQ(s.mean, 3.5);
+  EXPECT_DOUBLE_EQ(s.rms, std::sqrt(12.5));
+  EXPECT_EQ(s.p99, 4);
+}
+
+TEST(Summarize, MakesMaxMeanAndRmsInfiniteWhenAValueIs) {
+  const std::vector<double> v{1, INFINITY, 2};
+  const Summary s = summarize(v);
+  EXPECT_EQ(s.max, INFINITY);
+  EXPECT_EQ(s.mean, INFINITY);
+  EXPECT_EQ(s.rms, INFINITY);
+}
+
+ErrorValue distance(double h_units) {
+  ErrorValue e;
+  e.abs = h_units;
+  e.h = h_units;
+  e.ulps = h_units * 4;
+  return e;
+}
+
+TEST(ErrorStats, KeepsTheFiveWorstInputsWorstFirstAndEarlierFirstOnTies) {
+  ErrorStats stats(true, false);
+  int records = 0;
+  const double errors[] = {1, 5, 3, 5, 0, 7, 2, 6, 5, 1, 0};
+  for (std::uint64_t n = 0; n < std::size(errors); ++n)
+    stats.add(distance(errors[n]), [&] {
+      ++records;
+      return InputRecord{1, "g", n, "", {}};
+    });
+  ASSERT_EQ(stats.worst().size(), 5u);
+  const std::uint64_t expected[] = {5, 7, 1, 3, 8};  // 7, 6, then the 5s in input order
+  for (std::size_t k = 0; k < 5; ++k) EXPECT_EQ(stats.worst()[k].input.index, expected[k]) << "rank " << k;
+  EXPECT_EQ(records, 9);  // the last two never enter the list, so no record is made
+  EXPECT_EQ(stats.count(), 11u);
+  EXPECT_EQ(stats.h()->max, 7);
+  EXPECT_EQ(stats.ulps()->max, 28);
+  EXPECT_DOUBLE_EQ(stats.bits()->max, std::log2(29.0));
+  EXPECT_FALSE(stats.relative().has_value());
+}
+
+TEST(ErrorStats, CountsANaNErrorAsNonFiniteAndInfinite) {
+  ErrorStats stats(true, false);
+  stats.add(distance(1), [] { return InputRecord{}; });
+  stats.add(distance(NAN), [] { return InputRecord{1, "nan", 1, "", {}}; });
+  EXPECT_EQ(stats.non_finite(), 1u);
+  EXPECT_EQ(stats.h()->max, INFINITY);
+  EXPECT_EQ(stats.worst().front().input.generator, "nan");
+}
+
+TEST(ErrorStats, HasNoSummaryWithoutInputs) {
+  const ErrorStats stats(false, true);
+  EXPECT_FALSE(stats.ulps().has_value());
+  EXPECT_FALSE(stats.relative().has_value());
+  EXPECT_FALSE(stats.h().has_value());
+}
+
+TEST(InputRng, DrawsTheSameInputsForTheSameSeedGeneratorAndIndex) {
+  InputRng a(42, "grid.sample", "band", 17), b(42, "grid.sample", "band", 17), c(42, "grid.sample", "band", 18),
+      d(42, "grid.sample", "node", 17);
+  const std::uint64_t first = a.next();
+  EXPECT_EQ(first, b.next());
+  EXPECT_NE(first, c.next());
+  EXPECT_NE(first, d.next());
+}
+
+TEST(InputRng, StaysInItsRanges) {
+  InputRng rng(3, "test", "ranges", 0);
+  for (int n = 0; n < 10000; ++n) {
+    const double u = rng.unit();
+    ASSERT_GE(u, 0.0);
+    ASSERT_LT(u, 1.0);
+    const std::int64_t k = rng.integer(-65536, 65535);
+    ASSERT_GE(k, -65536);
+    ASSERT_LE(k, 65535);
+    ASSERT_EQ(rng.integer(5, 5), 5);
+  }
+}
+
+}  // namespace
+}  // namespace distgrid::audit

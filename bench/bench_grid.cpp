@@ -1,0 +1,128 @@
+// Grid benchmarks on the default sphere (radius 1, off the lattice) at h = 1/128,
+// band 3, for float and double bricks, single thread unless the name says "all".
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include "distgrid/bake.hpp"
+#include "distgrid/default_parts.hpp"
+#include "distgrid/field_json.hpp"
+
+namespace {
+
+using namespace distgrid;
+
+constexpr double kH = 1.0 / 128;
+constexpr std::size_t kQueries = 1 << 20;
+constexpr std::uint64_t kSeed = 20261201;
+
+template <class S>
+const Field<S>& sphere_field() {
+  static const Field<S> field = compile_field<S>(default_part("sphere").spec);
+  return field;
+}
+
+template <class S>
+const Grid<S>& sphere_grid() {
+  static const Grid<S> grid = bake(sphere_field<S>(), BakeSettings{kH, 3, std::nullopt, 0});
+  return grid;
+}
+
+struct Point {
+  double x, y, z;
+};
+
+// Points inside stored bricks, in random order or sorted brick by brick.
+template <class S>
+std::vector<Point> query_points(bool brick_sorted) {
+  const Grid<S>& grid = sphere_grid<S>();
+  std::mt19937_64 rng(kSeed);
+  std::uniform_real_distribution<double> offset(0.0, 8.0);
+  std::vector<std::int64_t> keys = grid.stored_keys();
+  std::sort(keys.begin(), keys.end());
+  std::vector<Point> points;
+  points.reserve(kQueries);
+  const std::size_t per_brick = kQueries / keys.size() + 1;
+  for (std::int64_t key : keys) {
+    const BrickCoord b = brick_of(key);
+    for (std::size_t n = 0; n < per_brick && points.size() < kQueries; ++n)
+      points.push_back({(static_cast<double>(b.bx * 8) + offset(rng)) * kH,
+                        (static_cast<double>(b.by * 8) + offset(rng)) * kH,
+                        (static_cast<double>(b.bz * 8) + offset(rng)) * kH});
+  }
+  if (!brick_sorted) std::shuffle(points.begin(), points.end(), rng);
+  return points;
+}
+
+template <class S>
+void BM_Bake(benchmark::State& state) {
+  const Field<S>& field = sphere_field<S>();
+  const auto threads = static_cast<unsigned>(state.range(0));
+  std::size_t nodes = 0, bytes = 0;
+  for (auto _ : state) {
+    Grid<S> grid = bake(field, BakeSettings{kH, 3, std::nullopt, threads});
+    nodes = grid.stored_brick_count() * kBrickNodes;
+    bytes = grid.memory_bytes();
+    benchmark::DoNotOptimize(grid);
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(static_cast<std::size_t>(state.iterations()) * nodes));
+  state.SetBytesProcessed(static_cast<std::int64_t>(static_cast<std::size_t>(state.iterations()) * bytes));
+  state.counters["bricks"] = static_cast<double>(nodes / kBrickNodes);
+  state.counters["bytes_per_brick"] = static_cast<double>(bytes) / static_cast<double>(nodes / kBrickNodes);
+}
+
+template <class S>
+void BM_Sample(benchmark::State& state) {
+  const Grid<S>& grid = sphere_grid<S>();
+  const std::vector<Point> points = query_points<S>(state.range(0) != 0);
+  for (auto _ : state) {
+    GridAccessor<S> accessor(grid);
+    double sum = 0;
+    for (const Point& p : points) sum += accessor.sample(p.x, p.y, p.z);
+    benchmark::DoNotOptimize(sum);
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(static_cast<std::size_t>(state.iterations()) * points.size()));
+  state.SetBytesProcessed(static_cast<std::int64_t>(static_cast<std::size_t>(state.iterations()) * points.size() * sizeof(Point)));
+}
+
+template <class S>
+void BM_Gradient(benchmark::State& state) {
+  const Grid<S>& grid = sphere_grid<S>();
+  const std::vector<Point> points = query_points<S>(state.range(0) != 0);
+  for (auto _ : state) {
+    GridAccessor<S> accessor(grid);
+    double sum = 0;
+    for (const Point& p : points) sum += accessor.gradient(p.x, p.y, p.z)[0];
+    benchmark::DoNotOptimize(sum);
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(static_cast<std::size_t>(state.iterations()) * points.size()));
+  state.SetBytesProcessed(static_cast<std::int64_t>(static_cast<std::size_t>(state.iterations()) * points.size() * sizeof(Point)));
+}
+
+template <class S>
+void BM_Volume(benchmark::State& state) {
+  const Grid<S>& grid = sphere_grid<S>();
+  for (auto _ : state) benchmark::DoNotOptimize(grid.volume());
+  const std::size_t nodes = grid.stored_brick_count() * kBrickNodes;
+  state.SetItemsProcessed(static_cast<std::int64_t>(static_cast<std::size_t>(state.iterations()) * nodes));
+  state.SetBytesProcessed(static_cast<std::int64_t>(static_cast<std::size_t>(state.iterations()) * nodes * sizeof(S)));
+}
+
+const int kAllThreads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+
+BENCHMARK(BM_Bake<float>)->ArgName("threads")->Arg(1)->Arg(kAllThreads)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_Bake<double>)->ArgName("threads")->Arg(1)->Arg(kAllThreads)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_Sample<float>)->ArgName("brick_sorted")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Sample<double>)->ArgName("brick_sorted")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Gradient<float>)->ArgName("brick_sorted")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Gradient<double>)->ArgName("brick_sorted")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Volume<float>)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Volume<double>)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();

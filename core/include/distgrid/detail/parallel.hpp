@@ -1,0 +1,74 @@
+#pragma once
+// Work split over threads for loops whose items are independent. Each item is
+// computed by the same code whatever the thread count, so results do not depend
+// on it; only the order in which items finish does.
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace distgrid::detail {
+
+inline unsigned resolve_thread_count(unsigned requested) noexcept {
+  if (requested != 0) return requested;
+  const unsigned hw = std::thread::hardware_concurrency();
+  return hw == 0 ? 1 : hw;
+}
+
+/// Calls body(begin, end) on chunks of [0, count) from up to `threads` threads
+/// (0: all hardware threads) and after each chunk calls on_chunk_done(items done)
+/// from the calling thread's perspective under a lock. The first exception thrown
+/// by a body is rethrown after all threads stop.
+template <class Body, class OnChunkDone>
+void parallel_chunks(std::size_t count, unsigned threads, std::size_t chunk, Body&& body,
+                     OnChunkDone&& on_chunk_done) {
+  if (count == 0) return;
+  chunk = std::max<std::size_t>(chunk, 1);
+  const std::size_t chunks = (count + chunk - 1) / chunk;
+  const auto workers = static_cast<unsigned>(
+      std::min<std::size_t>(resolve_thread_count(threads), chunks));
+  std::atomic<std::size_t> next{0};
+  std::atomic<bool> failed{false};
+  std::exception_ptr error;
+  std::mutex mutex;
+  std::size_t done = 0;
+  auto work = [&] {
+    for (;;) {
+      if (failed.load(std::memory_order_relaxed)) return;
+      const std::size_t c = next.fetch_add(1);
+      if (c >= chunks) return;
+      const std::size_t begin = c * chunk, end = std::min(count, begin + chunk);
+      try {
+        body(begin, end);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (!error) error = std::current_exception();
+        failed = true;
+        return;
+      }
+      std::lock_guard<std::mutex> lock(mutex);
+      done += end - begin;
+      on_chunk_done(done);
+    }
+  };
+  if (workers <= 1) {
+    work();
+  } else {
+    std::vector<std::thread> pool;
+    pool.reserve(workers - 1);
+    for (unsigned t = 1; t < workers; ++t) pool.emplace_back(work);
+    work();
+    for (std::thread& t : pool) t.join();
+  }
+  if (error) std::rethrow_exception(error);
+}
+
+template <class Body>
+void parallel_chunks(std::size_t count, unsigned threads, std::size_t chunk, Body&& body) {
+  parallel_chunks(count, threads, chunk, std::forward<Body>(body), [](std::size_t) {});
+}
+
+}  // namespace distgrid::detail

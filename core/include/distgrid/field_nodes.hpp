@@ -1,0 +1,467 @@
+#pragma once
+// Field<S>: a compiled formula, a tree of distance nodes and number fields.
+//
+// Each node states the Lipschitz bound it relies on (|grad f| over all space);
+// the bounds are composed when the tree is compiled (field_json.cpp) and used by
+// classify(). The real-arithmetic bounds are padded by the relative factor
+// kLipschitzPad, which covers unit axes, normals and rotation matrices that are
+// unit only to a few ulps once rounded to double.
+//
+// eval<T>() and eval_batch() share the per-point kernels below, so for T = double
+// they perform the same operations in the same order and agree bit for bit.
+// Kernels use unqualified math calls (after `using std::sqrt;` ...) so
+// Boost.Multiprecision types are found by ADL; every double constant enters as T(c).
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <numbers>
+#include <span>
+#include <type_traits>
+#include <variant>
+#include <vector>
+
+#include "distgrid/box.hpp"
+#include "distgrid/field.hpp"
+
+namespace distgrid {
+
+/// eval_batch works in blocks of this many points (a brick's node count).
+inline constexpr std::size_t kFieldBatchPoints = 512;
+
+namespace detail {
+
+template <class S>
+class FieldCompiler;  // builds a Field<S> (field_json.cpp)
+
+/// Relative safety factor on every node's Lipschitz bound (see the file comment).
+inline constexpr double kLipschitzPad = 1e-12;
+inline constexpr double kTwoPi = 2.0 * std::numbers::pi;
+/// 1 / (2*pi*sqrt(3)): turns a gyroid value into a distance bound (see GyroidNode).
+inline constexpr double kGyroidDistancePerCell = 1.0 / (2.0 * std::numbers::pi * std::numbers::sqrt3);
+
+using Vec3 = std::array<double, 3>;
+using NodeId = std::uint32_t;
+
+template <class T>
+T min_of(const T& a, const T& b) {
+  return a < b ? a : b;
+}
+template <class T>
+T max_of(const T& a, const T& b) {
+  return a > b ? a : b;
+}
+/// max(v, 0), exact below 8e307, written without a branch: a select followed by v*v lets GCC's
+/// PRE move the product into one arm, which blocks vectorisation unless FP traps
+/// are ignored. NaN stays NaN.
+template <class T>
+T positive_part(const T& v) {
+  using std::abs;
+  return (v + abs(v)) * T(0.5);
+}
+
+// ---- number fields -------------------------------------------------------------
+
+/// A number that is the same everywhere. Lipschitz 0.
+struct ConstantNumber {
+  double value = 0;
+};
+
+/// A number that follows a density map: values in [0, 1] at cell centres of a box,
+/// trilinear between centres, held at the edge value outside (per axis), then the
+/// profile v0 + (v1 - v0) * density. The values are stored as S; arithmetic is T.
+/// Lipschitz: |v1 - v0| * sqrt(sum over axes of (largest neighbour step / cell width)^2).
+template <class S>
+struct DensityMap {
+  std::array<std::ptrdiff_t, 3> cells{1, 1, 1};  ///< nx, ny, nz (each >= 1)
+  Vec3 lo{0, 0, 0};                               ///< box corner (x0, y0, z0)
+  Vec3 width{1, 1, 1};                            ///< x1 - x0, y1 - y0, z1 - z0 (each > 0)
+  double v0 = 0, v1 = 1;
+  std::vector<S> data;  ///< nx*ny*nz values, x fastest
+};
+
+template <class T>
+struct CellCoord {
+  std::ptrdiff_t index;  ///< lower cell centre of the interpolation interval
+  T frac;                ///< 0 at that centre, 1 at the next
+};
+
+/// Position along one axis in cell-centre units, clamped to the outermost centres.
+template <class T>
+CellCoord<T> cell_coord(const T& p, double lo, double width, std::ptrdiff_t n) {
+  if (n == 1) return {0, T(0)};
+  using std::floor;
+  const T u = (p - T(lo)) / T(width) * T(static_cast<double>(n)) - T(0.5);
+  const T top = T(static_cast<double>(n - 1));
+  const T c = !(u > T(0)) ? T(0) : (u > top ? top : u);  // NaN goes to 0: no bad index
+  std::ptrdiff_t i = static_cast<std::ptrdiff_t>(floor(c));
+  if (i > n - 2) i = n - 2;
+  return {i, c - T(static_cast<double>(i))};
+}
+
+template <class T, class S>
+T density_value(const DensityMap<S>& map, const T& x, const T& y, const T& z) {
+  const auto [nx, ny, nz] = map.cells;
+  const CellCoord<T> cx = cell_coord(x, map.lo[0], map.width[0], nx);
+  const CellCoord<T> cy = cell_coord(y, map.lo[1], map.width[1], ny);
+  const CellCoord<T> cz = cell_coord(z, map.lo[2], map.width[2], nz);
+  const std::ptrdiff_t i0 = cx.index, i1 = nx > 1 ? i0 + 1 : i0;
+  const std::ptrdiff_t j0 = cy.index, j1 = ny > 1 ? j0 + 1 : j0;
+  const std::ptrdiff_t k0 = cz.index, k1 = nz > 1 ? k0 + 1 : k0;
+  const auto at = [&](std::ptrdiff_t i, std::ptrdiff_t j, std::ptrdiff_t k) {
+    return T(static_cast<double>(map.data[static_cast<std::size_t>(i + nx * (j + ny * k))]));
+  };
+  const T gx = T(1) - cx.frac, gy = T(1) - cy.frac, gz = T(1) - cz.frac;
+  const T d00 = at(i0, j0, k0) * gx + at(i1, j0, k0) * cx.frac;
+  const T d10 = at(i0, j1, k0) * gx + at(i1, j1, k0) * cx.frac;
+  const T d01 = at(i0, j0, k1) * gx + at(i1, j0, k1) * cx.frac;
+  const T d11 = at(i0, j1, k1) * gx + at(i1, j1, k1) * cx.frac;
+  const T density = (d00 * gy + d10 * cy.frac) * gz + (d01 * gy + d11 * cy.frac) * cz.frac;
+  return T(map.v0) + (T(map.v1) - T(map.v0)) * density;
+}
+
+template <class S>
+struct NumberField {
+  std::variant<ConstantNumber, DensityMap<S>> source;
+  double min = 0, max = 0;  ///< range of values over all space
+  double lipschitz = 0;     ///< bound on |grad value|
+};
+
+// ---- distance nodes --------------------------------------------------------------
+// Primitives are exact signed distances: Lipschitz 1.
+
+struct SphereNode {
+  Vec3 center;
+  double radius;
+};
+
+/// Box of half extents inner_half + round, edges rounded by `round` (inner box offset).
+struct BoxNode {
+  Vec3 center, inner_half;
+  double round;
+};
+
+/// Solid cylinder with flat caps: centre, unit axis, radius, half length.
+struct CylinderNode {
+  Vec3 center, axis;
+  double radius, half_length;
+};
+
+/// Ring torus: centre, unit axis, major radius (to the tube centre), minor radius.
+struct TorusNode {
+  Vec3 center, axis;
+  double major, minor;
+};
+
+/// Points within `radius` of the segment start..start+along.
+struct CapsuleNode {
+  Vec3 start, along;
+  double length2;      ///< |along|^2
+  double inv_length2;  ///< 1/|along|^2, 0 for a point
+  double radius;
+};
+
+/// unit_normal . p - offset: negative on the side the normal points away from.
+struct HalfSpaceNode {
+  Vec3 unit_normal;
+  double offset;
+};
+
+/// min over children; Lipschitz max of the children.
+struct UnionNode {
+  std::vector<NodeId> children;
+};
+/// max over children; Lipschitz max of the children.
+struct IntersectionNode {
+  std::vector<NodeId> children;
+};
+/// max(from, -subtract_1, ...); Lipschitz max of the children.
+struct DifferenceNode {
+  NodeId from;
+  std::vector<NodeId> subtract;
+};
+/// child - distance(p); Lipschitz L_child + L_distance.
+struct OffsetNode {
+  NodeId child;
+  std::uint32_t distance;  ///< number field
+};
+
+enum class ShellSide : std::uint8_t {
+  center,   ///< |g| - t/2: a wall of thickness t centred on the surface
+  inside,   ///< max(g, -g - t): the wall lies inside the surface
+  outside,  ///< max(-g, g - t): the wall lies outside the surface
+};
+/// Wall around the child's surface; Lipschitz L_child + L_t/2 (center) or L_child + L_t.
+struct ShellNode {
+  NodeId child;
+  std::uint32_t thickness;  ///< number field, >= 0
+  ShellSide side;
+};
+
+/// child(p - by); Lipschitz L_child.
+struct TranslateNode {
+  NodeId child;
+  Vec3 by;
+};
+/// child(M p), M the inverse rotation, row-major; Lipschitz L_child * ||M||.
+struct RotateNode {
+  NodeId child;
+  std::array<double, 9> to_child;
+};
+/// factor * child(p / factor); Lipschitz L_child.
+struct ScaleNode {
+  NodeId child;
+  double factor;
+};
+
+/// Gyroid wall: f = |G(phi)| * c(p) / (2 pi sqrt 3) - t(p) / 2 with
+/// G = sin phi_x cos phi_y + sin phi_y cos phi_z + sin phi_z cos phi_x.
+/// |grad_phi G| <= sqrt(3) (Cauchy-Schwarz on each component) and |G| <= 3/2.
+/// Uniform cell c: phi = 2 pi (p - origin) / c, so f is 1-Lipschitz plus L_t / 2.
+/// Varying cell (a density map over box B): phi_a = 2 pi ((q_a - o_a) / c(p) + (p_a - q_a) / c_max)
+/// with q = clamp(p, B); beyond B the lattice continues with the largest cell along
+/// that axis (a period that changes with y cannot continue for all x without
+/// unbounded shear). Bound: 1 + E L_c / c_min + (3/2) L_c / (2 pi sqrt 3) + L_t / 2,
+/// E the largest distance from the origin to a corner of B (derivation in
+/// docs/field-spec.md).
+struct GyroidNode {
+  std::uint32_t cell, thickness;  ///< number fields
+  Vec3 origin;
+  bool uniform_cell;
+  double phase_per_length;    ///< 2 pi / c (uniform cell)
+  double distance_per_value;  ///< c / (2 pi sqrt 3) (uniform cell)
+  Vec3 hold_lo, hold_hi;      ///< box B of the cell's density map (varying cell)
+  double cell_max;            ///< largest cell size (varying cell)
+};
+
+using NodeShape = std::variant<SphereNode, BoxNode, CylinderNode, TorusNode, CapsuleNode, HalfSpaceNode,
+                               UnionNode, IntersectionNode, DifferenceNode, OffsetNode, ShellNode,
+                               TranslateNode, RotateNode, ScaleNode, GyroidNode>;
+
+struct Node {
+  NodeShape shape;
+  double lipschitz = 1;            ///< padded bound on |grad f| of this subtree
+  std::size_t scratch_blocks = 0;  ///< blocks of kFieldBatchPoints doubles eval_batch needs
+};
+
+// ---- per-point kernels (shared by eval<T> and eval_batch) -----------------------
+
+template <class T>
+T distance(const SphereNode& s, const T& x, const T& y, const T& z) {
+  using std::sqrt;
+  const T dx = x - T(s.center[0]), dy = y - T(s.center[1]), dz = z - T(s.center[2]);
+  return sqrt(dx * dx + dy * dy + dz * dz) - T(s.radius);
+}
+
+template <class T>
+T distance(const BoxNode& b, const T& x, const T& y, const T& z) {
+  using std::abs;
+  using std::sqrt;
+  const T qx = abs(x - T(b.center[0])) - T(b.inner_half[0]);
+  const T qy = abs(y - T(b.center[1])) - T(b.inner_half[1]);
+  const T qz = abs(z - T(b.center[2])) - T(b.inner_half[2]);
+  const T ox = positive_part(qx), oy = positive_part(qy), oz = positive_part(qz);
+  const T outside = sqrt(ox * ox + oy * oy + oz * oz);
+  const T inside = min_of(max_of(qx, max_of(qy, qz)), T(0));
+  return outside + inside - T(b.round);
+}
+
+template <class T>
+T distance(const CylinderNode& c, const T& x, const T& y, const T& z) {
+  using std::abs;
+  using std::sqrt;
+  const T px = x - T(c.center[0]), py = y - T(c.center[1]), pz = z - T(c.center[2]);
+  const T t = px * T(c.axis[0]) + py * T(c.axis[1]) + pz * T(c.axis[2]);
+  const T wx = px - t * T(c.axis[0]), wy = py - t * T(c.axis[1]), wz = pz - t * T(c.axis[2]);
+  const T radial = sqrt(wx * wx + wy * wy + wz * wz) - T(c.radius);
+  const T axial = abs(t) - T(c.half_length);
+  const T ra = positive_part(radial), aa = positive_part(axial);
+  return sqrt(ra * ra + aa * aa) + min_of(max_of(radial, axial), T(0));
+}
+
+template <class T>
+T distance(const TorusNode& s, const T& x, const T& y, const T& z) {
+  using std::sqrt;
+  const T px = x - T(s.center[0]), py = y - T(s.center[1]), pz = z - T(s.center[2]);
+  const T t = px * T(s.axis[0]) + py * T(s.axis[1]) + pz * T(s.axis[2]);
+  const T wx = px - t * T(s.axis[0]), wy = py - t * T(s.axis[1]), wz = pz - t * T(s.axis[2]);
+  const T ring = sqrt(wx * wx + wy * wy + wz * wz) - T(s.major);
+  return sqrt(ring * ring + t * t) - T(s.minor);
+}
+
+template <class T>
+T distance(const CapsuleNode& c, const T& x, const T& y, const T& z) {
+  using std::sqrt;
+  const T px = x - T(c.start[0]), py = y - T(c.start[1]), pz = z - T(c.start[2]);
+  // Clamping the projection to [0, |along|^2] before scaling (rather than the ratio
+  // to [0, 1]) keeps a runtime bound in the select, which GCC leaves vectorisable.
+  const T projection = px * T(c.along[0]) + py * T(c.along[1]) + pz * T(c.along[2]);
+  const T u = min_of(max_of(projection, T(0)), T(c.length2)) * T(c.inv_length2);
+  const T dx = px - T(c.along[0]) * u, dy = py - T(c.along[1]) * u, dz = pz - T(c.along[2]) * u;
+  return sqrt(dx * dx + dy * dy + dz * dz) - T(c.radius);
+}
+
+template <class T>
+T distance(const HalfSpaceNode& h, const T& x, const T& y, const T& z) {
+  return x * T(h.unit_normal[0]) + y * T(h.unit_normal[1]) + z * T(h.unit_normal[2]) - T(h.offset);
+}
+
+template <class T>
+T gyroid_phase(const GyroidNode& g, const T& p, const T& cell, std::size_t a) {
+  if (g.uniform_cell) return (p - T(g.origin[a])) * T(g.phase_per_length);
+  const T lo = T(g.hold_lo[a]), hi = T(g.hold_hi[a]);
+  const T q = p < lo ? lo : (p > hi ? hi : p);
+  return T(kTwoPi) * ((q - T(g.origin[a])) / cell + (p - q) / T(g.cell_max));
+}
+
+/// Gyroid wall value at (x, y, z) given the cell size and thickness there.
+template <class T>
+T gyroid_value(const GyroidNode& g, const T& x, const T& y, const T& z, const T& cell, const T& thickness) {
+  using std::abs;
+  using std::cos;
+  using std::sin;
+  const T px = gyroid_phase(g, x, cell, 0), py = gyroid_phase(g, y, cell, 1), pz = gyroid_phase(g, z, cell, 2);
+  const T value = sin(px) * cos(py) + sin(py) * cos(pz) + sin(pz) * cos(px);
+  if (g.uniform_cell) return abs(value) * T(g.distance_per_value) - thickness * T(0.5);
+  return abs(value) * (cell * T(kGyroidDistancePerCell)) - thickness * T(0.5);
+}
+
+}  // namespace detail
+
+/// A compiled formula (see field.hpp). Build it with compile_field().
+template <class S>
+class Field {
+ public:
+  using Storage = S;
+
+  /// f at (x, y, z) in T arithmetic; T = double is the reference semantics.
+  template <class T>
+  T eval(T x, T y, T z) const {
+    return eval_node<T>(root_, x, y, z);
+  }
+
+  /// out[i] = eval<double>(x[i], y[i], z[i]) bit for bit, for any count of points.
+  /// Spans must have equal sizes and `out` must not overlap the inputs (badarg).
+  /// No allocation once `scratch` has served this field; one scratch per thread.
+  void eval_batch(std::span<const double> x, std::span<const double> y, std::span<const double> z,
+                  std::span<double> out, FieldScratch& scratch) const;
+
+  /// Box holding every point with f <= 0; may be infinite (a half-space) or empty.
+  const Box& bounds() const noexcept { return bounds_; }
+  /// Box holding every point with f <= level (level < 0 gives bounds()).
+  Box bounds_within(double level) const;
+
+  /// Proven bound on |grad f| over all space (padded, see kLipschitzPad).
+  double lipschitz() const noexcept { return nodes_[root_].lipschitz; }
+
+  /// Conservative: `outside` / `inside` only when no point of the ball (centre,
+  /// radius r) has |f| < band_width. Leaves use their Lipschitz bound with the
+  /// slack described in field_json.cpp; CSG and transform nodes refine through
+  /// their children (a union is outside when all children are).
+  BallClass classify(double cx, double cy, double cz, double r, double band_width) const;
+
+  std::size_t node_count() const noexcept { return nodes_.size(); }
+
+ private:
+  friend class detail::FieldCompiler<S>;
+  Field() = default;
+
+  template <class T>
+  T number(std::uint32_t id, const T& x, const T& y, const T& z) const {
+    return std::visit(
+        [&](const auto& source) -> T {
+          using N = std::decay_t<decltype(source)>;
+          if constexpr (std::is_same_v<N, detail::ConstantNumber>)
+            return T(source.value);
+          else
+            return detail::density_value(source, x, y, z);
+        },
+        numbers_[id].source);
+  }
+
+  template <class T>
+  T eval_node(detail::NodeId id, const T& x, const T& y, const T& z) const;
+
+  void batch_node(detail::NodeId id, const double* x, const double* y, const double* z, double* out,
+                  std::size_t n, double* scratch) const;
+  void batch_number(std::uint32_t id, const double* x, const double* y, const double* z, double* out,
+                    std::size_t n) const;
+  /// outside: f >= above over the ball; inside: f <= below. `magnitude` bounds the
+  /// world coordinates behind (cx, cy, cz) in this node's frame (rounding slack).
+  BallClass classify_node(detail::NodeId id, double cx, double cy, double cz, double r, double magnitude,
+                          double below, double above) const;
+  Box bounds_node(detail::NodeId id, double level) const;
+
+  std::vector<detail::Node> nodes_;
+  std::vector<detail::NumberField<S>> numbers_;
+  detail::NodeId root_ = 0;
+  Box bounds_;
+};
+
+template <class S>
+template <class T>
+T Field<S>::eval_node(detail::NodeId id, const T& x, const T& y, const T& z) const {
+  using namespace detail;
+  return std::visit(
+      [&](const auto& node) -> T {
+        using N = std::decay_t<decltype(node)>;
+        if constexpr (std::is_same_v<N, UnionNode>) {
+          T result = eval_node<T>(node.children[0], x, y, z);
+          for (std::size_t c = 1; c < node.children.size(); ++c) {
+            const T v = eval_node<T>(node.children[c], x, y, z);
+            result = v < result ? v : result;
+          }
+          return result;
+        } else if constexpr (std::is_same_v<N, IntersectionNode>) {
+          T result = eval_node<T>(node.children[0], x, y, z);
+          for (std::size_t c = 1; c < node.children.size(); ++c) {
+            const T v = eval_node<T>(node.children[c], x, y, z);
+            result = v > result ? v : result;
+          }
+          return result;
+        } else if constexpr (std::is_same_v<N, DifferenceNode>) {
+          T result = eval_node<T>(node.from, x, y, z);
+          for (const NodeId s : node.subtract) {
+            const T v = -eval_node<T>(s, x, y, z);
+            result = v > result ? v : result;
+          }
+          return result;
+        } else if constexpr (std::is_same_v<N, OffsetNode>) {
+          const T g = eval_node<T>(node.child, x, y, z);
+          return g - number<T>(node.distance, x, y, z);
+        } else if constexpr (std::is_same_v<N, ShellNode>) {
+          using std::abs;
+          const T g = eval_node<T>(node.child, x, y, z);
+          const T t = number<T>(node.thickness, x, y, z);
+          if (node.side == ShellSide::center) return abs(g) - t * T(0.5);
+          if (node.side == ShellSide::inside) {
+            const T a = -g - t;
+            return a > g ? a : g;
+          }
+          const T a = g - t, b = -g;
+          return a > b ? a : b;
+        } else if constexpr (std::is_same_v<N, TranslateNode>) {
+          return eval_node<T>(node.child, x - T(node.by[0]), y - T(node.by[1]), z - T(node.by[2]));
+        } else if constexpr (std::is_same_v<N, RotateNode>) {
+          const auto& m = node.to_child;
+          const T rx = T(m[0]) * x + T(m[1]) * y + T(m[2]) * z;
+          const T ry = T(m[3]) * x + T(m[4]) * y + T(m[5]) * z;
+          const T rz = T(m[6]) * x + T(m[7]) * y + T(m[8]) * z;
+          return eval_node<T>(node.child, rx, ry, rz);
+        } else if constexpr (std::is_same_v<N, ScaleNode>) {
+          const T s = T(node.factor);
+          return s * eval_node<T>(node.child, x / s, y / s, z / s);
+        } else if constexpr (std::is_same_v<N, GyroidNode>) {
+          const T cell = number<T>(node.cell, x, y, z);
+          const T thickness = number<T>(node.thickness, x, y, z);
+          return gyroid_value(node, x, y, z, cell, thickness);
+        } else {
+          return distance(node, x, y, z);
+        }
+      },
+      nodes_[id].shape);
+}
+
+extern template class Field<float>;
+extern template class Field<double>;
+
+}  // namespace distgrid

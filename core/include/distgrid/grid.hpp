@@ -1,0 +1,163 @@
+#pragma once
+// Grid<S>: a sparse lattice of signed distances in 8x8x8-node bricks.
+//
+// Node (i, j, k) sits at world (i*h, j*h, k*h). Values are clamped to
+// +-band*h; an absent brick reads +band*h and a brick marked inside reads
+// -band*h. Node values are held in S (float or double); all arithmetic on them
+// is double.
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "distgrid/box.hpp"
+#include "distgrid/brick_key.hpp"
+#include "distgrid/detail/brick_allocator.hpp"
+
+namespace distgrid {
+
+/// Brick index range of the stored bricks (inclusive on both ends).
+struct BrickExtent {
+  std::array<std::int64_t, 3> lo{0, 0, 0};
+  std::array<std::int64_t, 3> hi{0, 0, 0};
+};
+
+namespace detail {
+/// Open-addressing map from brick key to slot. Slot kInsideSlot marks an inside brick.
+class BrickIndex {
+ public:
+  static constexpr std::uint32_t kInsideSlot = 0xFFFFFFFEu;
+  static constexpr std::uint32_t kNoSlot = 0xFFFFFFFFu;
+
+  std::uint32_t find(std::int64_t key) const noexcept {
+    if (size_ == 0) return kNoSlot;
+    std::size_t at = hash(key) & mask_;
+    for (;;) {
+      const Entry& e = entries_[at];
+      if (e.key == key) return e.slot;
+      if (e.key == kEmptyKey) return kNoSlot;
+      at = (at + 1) & mask_;
+    }
+  }
+  /// Inserts or overwrites. Returns false if the key was already present.
+  bool insert(std::int64_t key, std::uint32_t slot);
+  std::size_t size() const noexcept { return size_; }
+  std::size_t memory_bytes() const noexcept { return entries_.capacity() * sizeof(Entry); }
+  void reserve(std::size_t count);
+
+ private:
+  struct Entry {
+    std::int64_t key;
+    std::uint32_t slot;
+  };
+  static constexpr std::int64_t kEmptyKey = -1;
+  static std::size_t hash(std::int64_t key) noexcept {
+    std::uint64_t x = static_cast<std::uint64_t>(key) * 0x9E3779B97F4A7C15ull;
+    return static_cast<std::size_t>(x ^ (x >> 29));
+  }
+  void grow();
+  std::vector<Entry> entries_;
+  std::size_t mask_ = 0;
+  std::size_t size_ = 0;
+};
+}  // namespace detail
+
+template <class S>
+class Grid {
+ public:
+  using Scalar = S;
+
+  /// Throws Error(badarg) unless h is finite and > 0 and band is finite and >= 1.
+  Grid(double h, double band);
+
+  double h() const noexcept { return h_; }
+  double band() const noexcept { return band_; }
+  double band_width() const noexcept { return band_width_; }
+
+  // --- building -----------------------------------------------------------
+  /// Reserves room for this many stored and inside bricks (one block of values).
+  void reserve(std::size_t stored_bricks, std::size_t inside_bricks = 0);
+  /// Adds a stored brick filled with +band*h and returns its 512 values.
+  /// Throws Error(badarg) if the key is invalid or already present.
+  S* add_brick(std::int64_t key);
+  /// As add_brick, but the 512 values are left for the caller to write, every one.
+  S* add_brick_for_overwrite(std::int64_t key);
+  /// Marks a brick wholly inside. Throws Error(badarg) if invalid or present.
+  void add_inside(std::int64_t key);
+
+  // --- reading ------------------------------------------------------------
+  /// Value at node (i, j, k) as a double (the stored S converted exactly).
+  double node(std::int64_t i, std::int64_t j, std::int64_t k) const noexcept;
+  /// Trilinear value at a world point: along x, then y, then z, each a + (b - a)*t.
+  double sample(double x, double y, double z) const noexcept;
+  /// Central difference over one voxel: (sample(p + h/2) - sample(p - h/2)) / h per axis.
+  std::array<double, 3> gradient(double x, double y, double z) const noexcept;
+  /// Enclosed volume h^3 * sum clamp(1/2 - d/h, 0, 1); see volume.cpp for the summation order.
+  double volume() const;
+
+  std::optional<BrickExtent> extent() const;
+  /// World box of the stored nodes: lo = b*8*h, hi = (b*8 + 7)*h.
+  std::optional<Box> world_box() const;
+
+  std::size_t stored_brick_count() const noexcept { return keys_.size(); }
+  std::size_t inside_brick_count() const noexcept { return inside_keys_.size(); }
+  /// Bytes held by node values, the key lists and the index.
+  std::size_t memory_bytes() const noexcept;
+
+  /// Keys of stored bricks in insertion order; brick_values(n) belongs to stored_keys()[n].
+  const std::vector<std::int64_t>& stored_keys() const noexcept { return keys_; }
+  const std::vector<std::int64_t>& inside_keys() const noexcept { return inside_keys_; }
+  /// Values of stored brick number `slot` (512 of them).
+  const S* brick_values(std::size_t slot) const noexcept { return values_.data() + slot * kBrickNodes; }
+  /// Values of the brick with this key; nullptr when absent or inside.
+  const S* find_brick(std::int64_t key) const noexcept;
+  bool is_inside(std::int64_t key) const noexcept {
+    return index_.find(key) == detail::BrickIndex::kInsideSlot;
+  }
+
+ private:
+  template <class>
+  friend class GridAccessor;
+  double h_, band_, band_width_;
+  std::vector<S, detail::BrickAllocator<S>> values_;
+  std::vector<std::int64_t> keys_;
+  std::vector<std::int64_t> inside_keys_;
+  detail::BrickIndex index_;
+};
+
+/// Cached reader for many queries in a row (not thread-safe; one per thread).
+/// Remembers the 2x2x2 bricks around the last brick it read from, so queries that
+/// move through the grid in brick order skip the hash lookups, also where a
+/// sample's corners straddle brick faces. Same results as Grid's own methods.
+template <class S>
+class GridAccessor {
+ public:
+  explicit GridAccessor(const Grid<S>& grid) noexcept : grid_(&grid) {}
+  double node(std::int64_t i, std::int64_t j, std::int64_t k) noexcept;
+  double sample(double x, double y, double z) noexcept;
+  std::array<double, 3> gradient(double x, double y, double z) noexcept;
+
+ private:
+  /// One of the eight bricks (base + (dx, dy, dz), each 0 or 1), looked up on first use.
+  struct Neighbour {
+    const S* values = nullptr;  // nullptr: absent or inside, read `fill`
+    double fill = 0;
+    bool known = false;
+  };
+  void move_to(std::int64_t bx, std::int64_t by, std::int64_t bz) noexcept;
+  const Neighbour& neighbour(int index) noexcept;
+  const Neighbour& look_up(int index) noexcept;
+
+  const Grid<S>* grid_;
+  std::array<std::int64_t, 3> base_{0, 0, 0};
+  bool has_base_ = false;
+  std::array<Neighbour, 8> neighbours_{};  // index dx + 2*dy + 4*dz
+};
+
+extern template class Grid<float>;
+extern template class Grid<double>;
+extern template class GridAccessor<float>;
+extern template class GridAccessor<double>;
+
+}  // namespace distgrid

@@ -1,0 +1,43 @@
+#pragma once
+// Which bricks of the lattice a bake computes, and which are wholly inside.
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "distgrid/box.hpp"
+#include "distgrid/field.hpp"
+
+namespace distgrid {
+
+struct BakeSettings {
+  double h = 0;                ///< voxel size (world units), finite and > 0
+  double band = 3;             ///< band half-width in voxels, finite and >= 1
+  std::optional<Box> bbox;     ///< overrides the formula's own box
+  unsigned threads = 0;        ///< 0: all hardware threads
+};
+
+/// Radius, in voxels, of the ball around a brick centre that holds all its nodes.
+inline constexpr double kBrickBallRadiusVoxels = 3.5 * 1.7320508075688772;
+
+struct Plan {
+  double h = 0, band = 0;
+  std::array<std::int64_t, 3> lo{0, 0, 0}, hi{0, 0, 0};  ///< brick range considered
+  std::int64_t bricks_considered = 0;
+  std::vector<std::int64_t> near_keys;    ///< bricks to compute, ascending keys
+  std::vector<std::int64_t> inside_keys;  ///< bricks wholly inside, ascending keys
+};
+
+/// Throws Error(badarg) for bad h or band, Error(nobox) when neither the field
+/// nor the settings give a finite box, Error(toolarge) when the brick range is
+/// outside the key range or wider than kMaxBricksPerAxis on an axis.
+void check_bake_settings(const BakeSettings& settings);
+std::array<std::int64_t, 6> plan_brick_range(const Box& box, double h, double band);
+
+template <class S>
+Plan plan_bricks(const Field<S>& field, const BakeSettings& settings);
+
+extern template Plan plan_bricks<float>(const Field<float>&, const BakeSettings&);
+extern template Plan plan_bricks<double>(const Field<double>&, const BakeSettings&);
+
+}  // namespace distgrid

@@ -1,0 +1,88 @@
+#include "distgrid/bake.hpp"
+
+#include <array>
+#include <cmath>
+#include <string>
+
+#include "distgrid/detail/parallel.hpp"
+#include "distgrid/error.hpp"
+
+namespace distgrid {
+
+template <class S>
+void bake_brick(const Field<S>& field, std::int64_t key, double h, double band_width, S* out,
+                FieldScratch& scratch) {
+  const BrickCoord b = brick_of(key);
+  const std::int64_t x0 = b.bx * 8, y0 = b.by * 8, z0 = b.bz * 8;
+  // Node (i, j, k) at (i*h, j*h, k*h): the integer index is exact as a double.
+  std::array<double, 8> xs{}, ys{}, zs{};
+  for (std::size_t a = 0; a < 8; ++a) {
+    xs[a] = static_cast<double>(x0 + static_cast<std::int64_t>(a)) * h;
+    ys[a] = static_cast<double>(y0 + static_cast<std::int64_t>(a)) * h;
+    zs[a] = static_cast<double>(z0 + static_cast<std::int64_t>(a)) * h;
+  }
+  std::array<double, kBrickNodes> x{}, y{}, z{}, f{};
+  for (std::size_t k = 0; k < 8; ++k)
+    for (std::size_t j = 0; j < 8; ++j)
+      for (std::size_t i = 0; i < 8; ++i) {
+        const std::size_t n = i + 8 * j + 64 * k;
+        x[n] = xs[i];
+        y[n] = ys[j];
+        z[n] = zs[k];
+      }
+  field.eval_batch(x, y, z, f, scratch);
+  int not_numbers = 0;
+  for (std::size_t n = 0; n < kBrickNodes; ++n) {
+    const double v = f[n];
+    not_numbers += static_cast<int>(v != v);
+    // clamp(v, -band_width, band_width), written so it compiles to max/min.
+    const double at_least_low = v < -band_width ? -band_width : v;
+    out[n] = static_cast<S>(at_least_low > band_width ? band_width : at_least_low);
+  }
+  if (not_numbers != 0) {
+    for (std::size_t n = 0; n < kBrickNodes; ++n)
+      if (std::isnan(f[n]))
+        throw Error(ErrorCode::badspec,
+                    "the formula is not a number at node (" + std::to_string(x0 + static_cast<std::int64_t>(n & 7)) +
+                        ", " + std::to_string(y0 + static_cast<std::int64_t>((n >> 3) & 7)) + ", " +
+                        std::to_string(z0 + static_cast<std::int64_t>(n >> 6)) + ")");
+  }
+}
+
+template <class S>
+Grid<S> bake_plan(const Field<S>& field, const Plan& plan, unsigned threads, const ProgressFn& progress) {
+  Grid<S> grid(plan.h, plan.band);
+  grid.reserve(plan.near_keys.size(), plan.inside_keys.size());
+  std::vector<S*> targets;
+  targets.reserve(plan.near_keys.size());
+  for (std::int64_t key : plan.near_keys) targets.push_back(grid.add_brick_for_overwrite(key));
+  for (std::int64_t key : plan.inside_keys) grid.add_inside(key);
+
+  const double h = plan.h, band_width = plan.band * plan.h;
+  const std::size_t total = targets.size();
+  detail::parallel_chunks(
+      total, threads, 64,
+      [&](std::size_t begin, std::size_t end) {
+        FieldScratch scratch;
+        for (std::size_t n = begin; n < end; ++n)
+          bake_brick(field, plan.near_keys[n], h, band_width, targets[n], scratch);
+      },
+      [&](std::size_t done) {
+        if (progress) progress(done, total);
+      });
+  return grid;
+}
+
+template <class S>
+Grid<S> bake(const Field<S>& field, const BakeSettings& settings, const ProgressFn& progress) {
+  return bake_plan(field, plan_bricks(field, settings), settings.threads, progress);
+}
+
+template void bake_brick<float>(const Field<float>&, std::int64_t, double, double, float*, FieldScratch&);
+template void bake_brick<double>(const Field<double>&, std::int64_t, double, double, double*, FieldScratch&);
+template Grid<float> bake_plan<float>(const Field<float>&, const Plan&, unsigned, const ProgressFn&);
+template Grid<double> bake_plan<double>(const Field<double>&, const Plan&, unsigned, const ProgressFn&);
+template Grid<float> bake<float>(const Field<float>&, const BakeSettings&, const ProgressFn&);
+template Grid<double> bake<double>(const Field<double>&, const BakeSettings&, const ProgressFn&);
+
+}  // namespace distgrid

@@ -1,0 +1,18 @@
+#include "distgrid/error.hpp"
+
+namespace distgrid {
+
+std::string_view error_code_name(ErrorCode code) noexcept {
+  switch (code) {
+    case ErrorCode::nobox: return "nobox";
+    case ErrorCode::toolarge: return "toolarge";
+    case ErrorCode::badspec: return "badspec";
+    case ErrorCode::badmesh: return "badmesh";
+    case ErrorCode::openmesh: return "openmesh";
+    case ErrorCode::badfile: return "badfile";
+    case ErrorCode::badarg: return "badarg";
+  }
+  return "unknown";
+}
+
+}  // namespace distgrid

@@ -1,0 +1,159 @@
+#include "distgrid/grid_io.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+#include "distgrid/error.hpp"
+
+namespace distgrid {
+namespace {
+
+namespace fs = std::filesystem;
+
+class GridIoTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("distgrid_io_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+
+  static std::vector<char> read_bytes(const std::string& p) {
+    std::ifstream in(p, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  }
+  static void write_bytes(const std::string& p, const std::vector<char>& bytes) {
+    std::ofstream out(p, std::ios::binary | std::ios::trunc);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  }
+
+  template <class S>
+  static Grid<S> sample_grid() {
+    Grid<S> grid(0.0625, 3);
+    for (std::int64_t b = -2; b < 2; ++b) {
+      S* values = grid.add_brick(brick_key(b, -b, 1));
+      for (int n = 0; n < kBrickNodes; ++n)
+        values[n] = static_cast<S>(0.1875 * std::sin(0.1 * n + static_cast<double>(b)));
+    }
+    grid.add_inside(brick_key(7, 7, 7));
+    return grid;
+  }
+
+  static void expect_badfile(const std::string& p, const std::string& needle) {
+    try {
+      (void)load_grid(p);
+      FAIL() << "loaded " << p;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ErrorCode::badfile);
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(p), std::string::npos) << e.what();
+    }
+  }
+
+  fs::path dir_;
+};
+
+template <class S>
+void expect_same_grid(const Grid<S>& a, const Grid<S>& b) {
+  EXPECT_EQ(a.h(), b.h());
+  EXPECT_EQ(a.band(), b.band());
+  ASSERT_EQ(a.stored_keys(), b.stored_keys());
+  EXPECT_EQ(a.inside_keys(), b.inside_keys());
+  EXPECT_EQ(std::memcmp(a.brick_values(0), b.brick_values(0), a.stored_brick_count() * kBrickNodes * sizeof(S)), 0);
+}
+
+TEST_F(GridIoTest, SaveAndLoadRoundTripsFloatAndDoubleBitForBit) {
+  const Grid<float> f = sample_grid<float>();
+  const Grid<double> d = sample_grid<double>();
+  save_grid(f, path("f.dgrid"));
+  save_grid(d, path("d.dgrid"));
+  AnyGrid lf = load_grid(path("f.dgrid"));
+  AnyGrid ld = load_grid(path("d.dgrid"));
+  ASSERT_TRUE(std::holds_alternative<Grid<float>>(lf));
+  ASSERT_TRUE(std::holds_alternative<Grid<double>>(ld));
+  expect_same_grid(f, std::get<Grid<float>>(lf));
+  expect_same_grid(d, std::get<Grid<double>>(ld));
+  EXPECT_EQ(std::get<Grid<double>>(ld).volume(), d.volume());
+}
+
+TEST_F(GridIoTest, SavingLeavesNoTemporaryFileBehind) {
+  save_grid(sample_grid<float>(), path("g.dgrid"));
+  std::size_t files = 0;
+  for (const auto& entry : fs::directory_iterator(dir_)) {
+    ++files;
+    EXPECT_EQ(entry.path().filename(), "g.dgrid");
+  }
+  EXPECT_EQ(files, 1u);
+}
+
+TEST_F(GridIoTest, SavingIntoAMissingDirectoryFailsAsBadFile) {
+  try {
+    save_grid(sample_grid<float>(), path("missing/g.dgrid"));
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::badfile);
+  }
+  EXPECT_FALSE(fs::exists(path("missing")));
+}
+
+TEST_F(GridIoTest, AFailedSaveKeepsTheOldFile) {
+  save_grid(sample_grid<float>(), path("g.dgrid"));
+  const std::vector<char> before = read_bytes(path("g.dgrid"));
+  // A directory where the temporary file would go makes the write fail.
+  fs::create_directories(path("g.dgrid") + ".tmp." + std::to_string(::getpid()));
+  EXPECT_THROW(save_grid(sample_grid<double>(), path("g.dgrid")), Error);
+  EXPECT_EQ(read_bytes(path("g.dgrid")), before);
+}
+
+TEST_F(GridIoTest, RefusesMissingTruncatedAndCorruptFiles) {
+  expect_badfile(path("none.dgrid"), "cannot open");
+  save_grid(sample_grid<float>(), path("good.dgrid"));
+  const std::vector<char> good = read_bytes(path("good.dgrid"));
+
+  write_bytes(path("empty.dgrid"), {});
+  expect_badfile(path("empty.dgrid"), "truncated");
+
+  std::vector<char> cut(good.begin(), good.end() - 100);
+  write_bytes(path("cut.dgrid"), cut);
+  expect_badfile(path("cut.dgrid"), "disagree with the file size");
+
+  std::vector<char> magic = good;
+  magic[0] = 'X';
+  write_bytes(path("magic.dgrid"), magic);
+  expect_badfile(path("magic.dgrid"), "magic");
+
+  std::vector<char> version = good;
+  version[8] = 9;
+  write_bytes(path("version.dgrid"), version);
+  expect_badfile(path("version.dgrid"), "version 9");
+
+  std::vector<char> scalar = good;
+  scalar[12] = 2;
+  write_bytes(path("scalar.dgrid"), scalar);
+  expect_badfile(path("scalar.dgrid"), "storage size 2");
+
+  std::vector<char> huge = good;
+  huge[39] = 0x7f;  // stored count's top byte: a count no file could hold
+  write_bytes(path("huge.dgrid"), huge);
+  expect_badfile(path("huge.dgrid"), "disagree with the file size");
+
+  std::vector<char> flipped = good;
+  flipped[good.size() / 2] ^= 0x10;
+  write_bytes(path("flipped.dgrid"), flipped);
+  expect_badfile(path("flipped.dgrid"), "checksum");
+}
+
+}  // namespace
+}  // namespace distgrid

@@ -1,0 +1,208 @@
+#include "distgrid/grid.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "distgrid/error.hpp"
+
+namespace distgrid {
+namespace {
+
+constexpr double kH = 0.125;
+
+// Fills every node of the given bricks with f(i, j, k) (node indices), clamped to the band.
+template <class S, class F>
+Grid<S> grid_from_nodes(double band, std::int64_t b0, std::int64_t b1, F f) {
+  Grid<S> grid(kH, band);
+  for (std::int64_t bx = b0; bx <= b1; ++bx)
+    for (std::int64_t by = b0; by <= b1; ++by)
+      for (std::int64_t bz = b0; bz <= b1; ++bz) {
+        S* values = grid.add_brick(brick_key(bx, by, bz));
+        for (int n = 0; n < kBrickNodes; ++n) {
+          const double v = f(bx * 8 + (n & 7), by * 8 + ((n >> 3) & 7), bz * 8 + (n >> 6));
+          const double bw = grid.band_width();
+          values[n] = static_cast<S>(v > bw ? bw : (v < -bw ? -bw : v));
+        }
+      }
+  return grid;
+}
+
+// An affine field with dyadic coefficients: exact in float over the nodes used here.
+double affine(std::int64_t i, std::int64_t j, std::int64_t k) {
+  return 0.25 * static_cast<double>(i) - 0.5 * static_cast<double>(j) + 0.125 * static_cast<double>(k) + 0.75;
+}
+
+template <class S>
+class GridTest : public ::testing::Test {};
+using Storages = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(GridTest, Storages);
+
+TYPED_TEST(GridTest, RefusesBadVoxelSizeAndBandAsBadArg) {
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  for (double h : {0.0, -1.0, nan, inf, 1e-320}) {
+    try {
+      Grid<TypeParam> grid(h, 3);
+      FAIL() << "accepted h = " << h;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ErrorCode::badarg) << h;
+    }
+  }
+  for (double band : {0.5, 0.0, -3.0, nan, inf}) {
+    EXPECT_THROW((Grid<TypeParam>(kH, band)), Error) << band;
+  }
+}
+
+TYPED_TEST(GridTest, AbsentBricksReadPlusBandAndInsideBricksMinusBand) {
+  Grid<TypeParam> grid(kH, 3);
+  grid.add_inside(brick_key(0, 0, 0));
+  EXPECT_EQ(grid.node(3, 3, 3), -3 * kH);
+  EXPECT_EQ(grid.node(8, 0, 0), 3 * kH);
+  EXPECT_EQ(grid.node(-1, 0, 0), 3 * kH);
+  EXPECT_EQ(grid.sample(0.3, 0.3, 0.3), -3 * kH);
+  EXPECT_EQ(grid.sample(-5.0, 2.0, 1.0), 3 * kH);
+  EXPECT_TRUE(grid.is_inside(brick_key(0, 0, 0)));
+  EXPECT_EQ(grid.find_brick(brick_key(0, 0, 0)), nullptr);
+}
+
+TYPED_TEST(GridTest, SamplingAtANodeReturnsTheStoredValue) {
+  const Grid<TypeParam> grid = grid_from_nodes<TypeParam>(1000, -1, 1, affine);
+  for (std::int64_t i = -8; i < 16; i += 3)
+    for (std::int64_t j = -8; j < 16; j += 5)
+      for (std::int64_t k = -8; k < 16; k += 7) {
+        const double x = static_cast<double>(i) * kH, y = static_cast<double>(j) * kH,
+                     z = static_cast<double>(k) * kH;
+        EXPECT_EQ(grid.sample(x, y, z), grid.node(i, j, k)) << i << ' ' << j << ' ' << k;
+        EXPECT_EQ(grid.node(i, j, k), affine(i, j, k));
+      }
+}
+
+TYPED_TEST(GridTest, SamplingReproducesAnAffineFieldStoredExactly) {
+  const Grid<TypeParam> grid = grid_from_nodes<TypeParam>(1000, -1, 1, affine);
+  // Dyadic points (multiples of h/64): the trilinear arithmetic is exact on them.
+  for (int n = 0; n < 2000; ++n) {
+    const double x = kH * (-7.5 + 0.015625 * (n % 1409));
+    const double y = kH * (-7.0 + 0.03125 * (n % 701));
+    const double z = kH * (-6.0 + 0.0625 * (n % 331));
+    const double expected = 0.25 * (x / kH) - 0.5 * (y / kH) + 0.125 * (z / kH) + 0.75;
+    EXPECT_EQ(grid.sample(x, y, z), expected) << x << ' ' << y << ' ' << z;
+  }
+}
+
+TYPED_TEST(GridTest, GradientOfAnAffineFieldIsExact) {
+  const Grid<TypeParam> grid = grid_from_nodes<TypeParam>(1000, -1, 1, affine);
+  for (double x : {-0.5, 0.0, 0.3125, 0.9375})
+    for (double y : {-0.25, 0.5})
+      for (double z : {-0.75, 0.0625, 1.0}) {
+        const std::array<double, 3> g = grid.gradient(x, y, z);
+        EXPECT_EQ(g[0], 0.25 / kH);
+        EXPECT_EQ(g[1], -0.5 / kH);
+        EXPECT_EQ(g[2], 0.125 / kH);
+      }
+}
+
+TYPED_TEST(GridTest, SamplingIsContinuousAcrossBrickFaces) {
+  const Grid<TypeParam> grid = grid_from_nodes<TypeParam>(
+      3, -1, 1, [](std::int64_t i, std::int64_t j, std::int64_t k) {
+        return 0.01 * static_cast<double>(i * i - 2 * j * k) + 0.003 * static_cast<double>(k);
+      });
+  const double face = 8 * kH;  // x = 8h is the face between bricks 0 and 1
+  for (double y : {0.1, 0.37, 0.6})
+    for (double z : {-0.2, 0.45}) {
+      const double below = grid.sample(std::nextafter(face, 0.0), y, z);
+      const double on = grid.sample(face, y, z);
+      const double above = grid.sample(std::nextafter(face, 1.0), y, z);
+      EXPECT_NEAR(below, on, 1e-12);
+      EXPECT_NEAR(above, on, 1e-12);
+    }
+}
+
+TYPED_TEST(GridTest, AccessorAgreesWithTheGridBitForBit) {
+  const Grid<TypeParam> grid = grid_from_nodes<TypeParam>(
+      2, -1, 0, [](std::int64_t i, std::int64_t j, std::int64_t k) {
+        return 0.07 * static_cast<double>(i) + 0.011 * static_cast<double>(j * k) - 0.2;
+      });
+  GridAccessor<TypeParam> accessor(grid);
+  for (int n = 0; n < 3000; ++n) {
+    const double x = -1.3 + 0.00091 * n, y = -1.1 + 0.00077 * n, z = 0.2 - 0.00043 * n;
+    EXPECT_EQ(accessor.sample(x, y, z), grid.sample(x, y, z));
+    EXPECT_EQ(accessor.gradient(x, y, z), grid.gradient(x, y, z));
+  }
+}
+
+TYPED_TEST(GridTest, FarAndNonFinitePointsReadTheAbsentValue) {
+  const Grid<TypeParam> grid = grid_from_nodes<TypeParam>(3, 0, 0, affine);
+  const double bw = grid.band_width();
+  EXPECT_EQ(grid.sample(1e300, 0, 0), bw);
+  EXPECT_EQ(grid.sample(0, -1e18, 0), bw);
+  EXPECT_EQ(grid.sample(0, 0, std::numeric_limits<double>::infinity()), bw);
+  EXPECT_TRUE(std::isnan(grid.sample(std::numeric_limits<double>::quiet_NaN(), 0, 0)));
+  // Beyond the key range on one axis: no brick there.
+  EXPECT_EQ(grid.node(std::int64_t{1} << 40, 0, 0), bw);
+}
+
+TYPED_TEST(GridTest, VolumeOfAFlatSurfaceIsExact) {
+  // 2 x 2 columns of bricks: bz = 0 inside, bz = 1 stored with d = (k - 12.25) h.
+  Grid<TypeParam> grid(kH, 3);
+  for (std::int64_t bx = 0; bx < 2; ++bx)
+    for (std::int64_t by = 0; by < 2; ++by) {
+      grid.add_inside(brick_key(bx, by, 0));
+      TypeParam* values = grid.add_brick(brick_key(bx, by, 1));
+      for (int n = 0; n < kBrickNodes; ++n) {
+        const double d = (8.0 + (n >> 6) - 12.25) * kH;
+        values[n] = static_cast<TypeParam>(std::clamp(d, -3 * kH, 3 * kH));
+      }
+    }
+  // Per column: 8 inside nodes, 4 nodes at d <= -1.25h, then 0.75 of one node.
+  EXPECT_EQ(grid.volume(), 16.0 * 16.0 * 12.75 * kH * kH * kH);
+}
+
+TYPED_TEST(GridTest, ExtentAndWorldBoxCoverStoredAndInsideBricks) {
+  Grid<TypeParam> grid(kH, 3);
+  EXPECT_FALSE(grid.extent().has_value());
+  EXPECT_FALSE(grid.world_box().has_value());
+  grid.add_brick(brick_key(-2, 0, 5));
+  grid.add_inside(brick_key(3, -1, 4));
+  const BrickExtent e = *grid.extent();
+  EXPECT_EQ(e.lo, (std::array<std::int64_t, 3>{-2, -1, 4}));
+  EXPECT_EQ(e.hi, (std::array<std::int64_t, 3>{3, 0, 5}));
+  const Box box = *grid.world_box();
+  EXPECT_EQ(box.lo, (std::array<double, 3>{-16 * kH, -8 * kH, 32 * kH}));
+  EXPECT_EQ(box.hi, (std::array<double, 3>{31 * kH, 7 * kH, 47 * kH}));
+}
+
+TYPED_TEST(GridTest, RefusesDuplicateAndInvalidKeys) {
+  Grid<TypeParam> grid(kH, 3);
+  grid.add_brick(brick_key(1, 2, 3));
+  EXPECT_THROW(grid.add_brick(brick_key(1, 2, 3)), Error);
+  EXPECT_THROW(grid.add_inside(brick_key(1, 2, 3)), Error);
+  EXPECT_THROW(grid.add_brick(-5), Error);
+  EXPECT_THROW(grid.add_inside(std::int64_t{1} << 52), Error);
+  EXPECT_EQ(grid.stored_brick_count(), 1u);
+}
+
+TYPED_TEST(GridTest, IndexFindsEveryBrickAfterManyInsertions) {
+  Grid<TypeParam> grid(kH, 3);
+  for (std::int64_t n = 0; n < 5000; ++n) grid.add_brick(brick_key(n % 17 - 8, n / 17 % 19, n / 323));
+  for (std::int64_t n = 0; n < 5000; ++n) {
+    const TypeParam* values = grid.find_brick(brick_key(n % 17 - 8, n / 17 % 19, n / 323));
+    ASSERT_NE(values, nullptr) << n;
+    EXPECT_EQ(values, grid.brick_values(static_cast<std::size_t>(n)));
+  }
+  EXPECT_EQ(grid.find_brick(brick_key(100, 100, 100)), nullptr);
+}
+
+TEST(GridMemory, FloatBricksTakeAtMost2Point2KibEachIncludingTheIndex) {
+  Grid<float> grid(kH, 3);
+  const std::size_t count = 4000;
+  grid.reserve(count);
+  for (std::size_t n = 0; n < count; ++n) grid.add_brick(brick_key(static_cast<std::int64_t>(n % 50), static_cast<std::int64_t>(n / 50), 0));
+  const double per_brick = static_cast<double>(grid.memory_bytes()) / static_cast<double>(count);
+  EXPECT_LE(per_brick, 2.2 * 1024) << per_brick;
+  EXPECT_GE(per_brick, 2048.0);
+}
+
+}  // namespace
+}  // namespace distgrid
