@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <vector>
 
 #include "distgrid/brick_key.hpp"
 #include "distgrid/grid.hpp"
@@ -52,7 +53,7 @@ Grid<S> affine_grid(const std::array<double, 4>& c, double h) {
 template <class S>
 void check_sample_at_node_returns_stored_value() {
   const auto c = *affine_coefficients();
-  const double h = *rc::gen::element(0.5, 0.125, 1.0 / 128, 3.0);
+  const double h = *rc::gen::elementOf(std::vector<double>{0.5, 0.125, 1.0 / 128, 3.0});
   const Grid<S> grid = affine_grid<S>(c, h);
   const std::int64_t i = *node_index(8), j = *node_index(8), k = *node_index(8);
   RC_ASSERT(grid.sample(static_cast<double>(i) * h, static_cast<double>(j) * h, static_cast<double>(k) * h) ==
@@ -65,7 +66,7 @@ RC_GTEST_PROP(GridSample, atANodeReturnsTheStoredValueDouble, ()) { check_sample
 template <class S>
 void check_affine_field_is_reproduced() {
   const auto c = *affine_coefficients();
-  const double h = *rc::gen::element(0.5, 0.125, 0.25);
+  const double h = *rc::gen::elementOf(std::vector<double>{0.5, 0.125, 0.25});
   const Grid<S> grid = affine_grid<S>(c, h);
   // Points inside the 3x3x3 block, on a lattice of h/64: the lerps are exact there.
   const double fx = *dyadic(8 * 64, 6), fy = *dyadic(8 * 64, 6), fz = *dyadic(8 * 64, 6);

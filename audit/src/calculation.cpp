@@ -47,7 +47,8 @@ const std::vector<Calculation>& calculations() {
           "Value at a point",
           PrecisionClass::bits32_in_part,
           {{"core/src/grid.cpp", "GridAccessor<S>::sample"},
-           {"core/src/grid.cpp", "GridAccessor<S>::node"},
+           {"core/src/grid.cpp", "floor_exact"},
+           {"core/src/grid.cpp", "GridAccessor<S>::look_up"},
            {"core/src/grid.cpp", "Grid<S>::sample"}},
           "i = floor(x / h), u = x / h - i on each axis; over the cell's eight nodes a + (b - a) * t along x, then "
           "y, then z, in double; a node reads its stored S value, +band h in an absent brick, -band h in an "
@@ -71,13 +72,15 @@ const std::vector<Calculation>& calculations() {
           PrecisionClass::bits32_in_part,
           {{"core/src/volume.cpp", "Grid<S>::volume"},
            {"core/src/volume.cpp", "brick_volume_in_voxels"},
+           {"core/src/volume.cpp", "round_up_to_storage"},
            {"core/src/volume.cpp", "brick_fraction_sum"}},
           "V = h^3 * sum over nodes of clamp(1/2 - d / h, 0, 1), an inside brick adding 512; summed in double in "
           "ascending key order",
           "each default part baked at the run's h and band (one input per part)",
           "Grid<S>::volume",
-          "the same sum in high precision over the grid's own bricks (keys decoded by the reference): from the "
-          "stored values, and from exact node values clamp(f(i h), +-band h); the part's analytic volume",
+          "the same sum in high precision over the grid's own bricks (keys decoded by the reference; an inside "
+          "brick counts 512 as the plan classified it): from the stored values, and from exact node values "
+          "clamp(f(i h), +-band h); the part's analytic (or best known) volume",
           "error: the core's volume vs high precision from exact node values (arithmetic + storage), relative and "
           "in ulps of the reference. Method: high precision from exact node values vs the analytic volume, "
           "relative.",

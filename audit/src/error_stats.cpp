@@ -78,15 +78,15 @@ Summary summarize(std::span<const double> values) {
 
 ErrorStats::ErrorStats(bool in_h, bool relative) : in_h_(in_h), relative_on_(relative) {}
 
-ErrorUnit ErrorStats::rank_unit() const noexcept {
-  return in_h_ ? ErrorUnit::h : relative_on_ ? ErrorUnit::relative : ErrorUnit::ulps;
+ErrorStats::RankUnit ErrorStats::rank_unit() const noexcept {
+  return in_h_ ? RankUnit::h : relative_on_ ? RankUnit::relative : RankUnit::ulps;
 }
 
 double ErrorStats::rank_of(const ErrorValue& value) const noexcept {
   switch (rank_unit()) {
-    case ErrorUnit::h: return *value.h;
-    case ErrorUnit::relative: return *value.relative;
-    case ErrorUnit::ulps: break;
+    case RankUnit::h: return *value.h;
+    case RankUnit::relative: return *value.relative;
+    case RankUnit::ulps: break;
   }
   return value.ulps;
 }

@@ -55,8 +55,6 @@ std::array<double, 3> PartSubject::far_offset() const noexcept {
   return {kFarOffsetVoxels[0] * h_, kFarOffsetVoxels[1] * h_, kFarOffsetVoxels[2] * h_};
 }
 
-const nlohmann::json& PartSubject::spec(Placement where) const { return baked_[static_cast<int>(where)]->spec; }
-
 template <class S>
 const Field<S>& PartSubject::field(Placement where) {
   Baked& b = *baked_[static_cast<int>(where)];

@@ -118,10 +118,14 @@ DefaultPart gyroid_part() {
                {"cell", 0.6},
                {"thickness",
                 {{"type", "density"}, {"cells", {4, 4, 4}}, {"box", box}, {"data", data}, {"v0", 0.04}, {"v1", 0.12}}}}}}};
-  p.volume = 0;  // filled in below
+  // Best known volume of {f <= 0}, computed once offline with this spec (double storage).
+  p.volume = 1.4738622;
   p.volume_exact = false;
-  p.volume_uncertainty = 0;
-  p.volume_source = "";
+  p.volume_uncertainty = 1e-5;
+  p.volume_source =
+      "jittered (stratified) sampling over the 1.5 cube: one uniform point per cell of an 800^3 lattice, "
+      "8 independent replicates (std::mt19937_64 seeds 1000..1007), mean 1.4738622, standard error 2.3e-6 "
+      "(replicate spread 6.5e-6); the uncertainty is about 4 standard errors";
   return p;
 }
 

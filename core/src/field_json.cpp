@@ -390,13 +390,13 @@ class FieldCompiler {
     g.origin = o.vec3_or("origin", {0, 0, 0});
     const NumberField<S>& c = number_field(cell);
     const double thickness_term = number_field(thickness).lipschitz / 2;
-    if (const auto* constant = std::get_if<ConstantNumber>(&c.source)) {
+    if (c.constant) {
       g.uniform_cell = true;
-      g.phase_per_length = kTwoPi / constant->value;
-      g.distance_per_value = constant->value * kGyroidDistancePerCell;
+      g.phase_per_length = kTwoPi / c.value;
+      g.distance_per_value = c.value * kGyroidDistancePerCell;
       return add(g, padded(1 + thickness_term), 2);
     }
-    const auto& map = std::get<DensityMap<S>>(c.source);
+    const DensityMap<S>& map = c.map;
     g.uniform_cell = false;
     double farthest2 = 0;
     for (std::size_t a = 0; a < 3; ++a) {
@@ -422,11 +422,15 @@ class FieldCompiler {
     field_->numbers_.push_back(std::move(n));
     return static_cast<std::uint32_t>(field_->numbers_.size() - 1);
   }
+  std::uint32_t add_constant(double x) {
+    NumberField<S> n;
+    n.value = n.min = n.max = x;
+    return add_number(std::move(n));
+  }
 
   std::uint32_t number(const json& v, const std::string& path, Rule rule) {
     if (v.is_number()) {
-      const double x = checked_number(v, path, rule);
-      return add_number(NumberField<S>{ConstantNumber{x}, x, x, 0});
+      return add_constant(checked_number(v, path, rule));
     }
     if (!v.is_object())
       fail(path, std::string("expected ") + rule_text(rule) + " or a number field object, got " + describe(v));
@@ -435,8 +439,7 @@ class FieldCompiler {
     const std::string type = type_it->is_string() ? type_it->get<std::string>() : std::string();
     if (type == "constant") {
       SpecObject o(v, path, "constant", {"value"});
-      const double x = o.number("value", rule);
-      return add_number(NumberField<S>{ConstantNumber{x}, x, x, 0});
+      return add_constant(o.number("value", rule));
     }
     if (type == "density") {
       SpecObject o(v, path, "density map", {"cells", "box", "data", "v0", "v1"});
@@ -500,7 +503,7 @@ class FieldCompiler {
     // Largest neighbour step per axis over the cell width bounds the slope of the
     // trilinear interpolant (a convex combination of such steps in every cell).
     double slope2 = 0;
-    const auto [nx, ny, nz] = map.cells;
+    const std::ptrdiff_t nx = map.cells[0], ny = map.cells[1], nz = map.cells[2];
     const auto at = [&](std::ptrdiff_t i, std::ptrdiff_t j, std::ptrdiff_t k) {
       return static_cast<double>(map.data[static_cast<std::size_t>(i + nx * (j + ny * k))]);
     };
@@ -522,7 +525,12 @@ class FieldCompiler {
     // up to the rounding of the blend (covered by the relative widening).
     const double lo = std::min(a, b), hi = std::max(a, b);
     const double widen = 1e-12 * (std::abs(map.v0) + std::abs(map.v1));
-    NumberField<S> out{std::move(map), lo - widen, hi + widen, padded(span * std::sqrt(slope2))};
+    NumberField<S> out;
+    out.constant = false;
+    out.map = std::move(map);
+    out.min = lo - widen;
+    out.max = hi + widen;
+    out.lipschitz = padded(span * std::sqrt(slope2));
     if (rule == Rule::positive && !(out.min > 0)) out.min = std::min(std::abs(lo), std::abs(hi)) * (1 - 1e-12);
     if (rule != Rule::any && out.min < 0) out.min = 0;
     return out;
@@ -604,16 +612,12 @@ void Field<S>::eval_batch(std::span<const double> x, std::span<const double> y, 
 template <class S>
 void Field<S>::batch_number(std::uint32_t id, const double* x, const double* y, const double* z, double* out,
                             std::size_t n) const {
-  std::visit(
-      [&](const auto& source) {
-        using N = std::decay_t<decltype(source)>;
-        if constexpr (std::is_same_v<N, detail::ConstantNumber>) {
-          std::fill(out, out + n, source.value);
-        } else {
-          for (std::size_t i = 0; i < n; ++i) out[i] = detail::density_value(source, x[i], y[i], z[i]);
-        }
-      },
-      numbers_[id].source);
+  const detail::NumberField<S>& number_field = numbers_[id];
+  if (number_field.constant) {
+    std::fill(out, out + n, number_field.value);
+    return;
+  }
+  for (std::size_t i = 0; i < n; ++i) out[i] = detail::density_value(number_field.map, x[i], y[i], z[i]);
 }
 
 // Each node writes its n values into `out`; `scratch` is free memory (blocks of

@@ -1,6 +1,7 @@
 // Plan: the brick range from the box, then which bricks may hold nodes in the band.
 //
-// The brick range on each axis is floor((lo - band*h) / h / 8) .. floor((hi + band*h) / h / 8).
+// The brick range on each axis is floor((lo - band*h) / h / 8) .. floor((hi + band*h) / h / 8),
+// widened where the formula's band reaches beyond its box grown by band*h.
 // A brick is classified by the ball of radius 3.5*sqrt(3)*h around its centre
 // ((b*8 + 3.5)*h per axis), which holds all its nodes. To keep the cost in
 // proportion to the surface rather than the box, the range is walked as an
@@ -104,13 +105,12 @@ void check_bake_settings(const BakeSettings& settings) {
   }
 }
 
-std::array<std::int64_t, 6> plan_brick_range(const Box& box, double h, double band) {
-  const double pad = band * h;
+std::array<std::int64_t, 6> plan_brick_range(const Box& padded_box, double h) {
   std::array<std::int64_t, 6> range{};
   static const char* const kAxis[3] = {"x", "y", "z"};
   for (std::size_t a = 0; a < 3; ++a) {
-    const double lo = std::floor((box.lo[a] - pad) / h / 8);
-    const double hi = std::floor((box.hi[a] + pad) / h / 8);
+    const double lo = std::floor(padded_box.lo[a] / h / 8);
+    const double hi = std::floor(padded_box.hi[a] / h / 8);
     const auto out_of_range = [](double b) {
       return !(b >= static_cast<double>(kMinBrickCoord) && b <= static_cast<double>(kMaxBrickCoord));
     };
@@ -140,7 +140,20 @@ Plan plan_bricks(const Field<S>& field, const BakeSettings& settings) {
   plan.h = settings.h;
   plan.band = settings.band;
   if (box.empty()) return plan;  // an empty shape: nothing to compute
-  const std::array<std::int64_t, 6> range = plan_brick_range(box, settings.h, settings.band);
+  // The box grown by band*h; without a given box also grown to hold every point
+  // with f < band*h (for an intersection that can reach beyond box + band*h).
+  const double band_width = settings.band * settings.h;
+  Box padded = box;
+  const Box within = settings.bbox ? box : field.bounds_within(band_width);
+  for (std::size_t a = 0; a < 3; ++a) {
+    padded.lo[a] = box.lo[a] - band_width;
+    padded.hi[a] = box.hi[a] + band_width;
+    if (within.finite() && !within.empty()) {
+      padded.lo[a] = std::min(padded.lo[a], within.lo[a]);
+      padded.hi[a] = std::max(padded.hi[a], within.hi[a]);
+    }
+  }
+  const std::array<std::int64_t, 6> range = plan_brick_range(padded, settings.h);
   plan.lo = {range[0], range[1], range[2]};
   plan.hi = {range[3], range[4], range[5]};
   plan.bricks_considered = (plan.hi[0] - plan.lo[0] + 1) * (plan.hi[1] - plan.lo[1] + 1) *

@@ -72,7 +72,7 @@ TYPED_TEST(BakeTest, RefusesPartsTooLargeForTheKeyRange) {
 }
 
 TYPED_TEST(BakeTest, BrickRangeIsTheFloorOfTheBoxOverEightH) {
-  const auto r = plan_brick_range(Box{{-1, 0, 0.5}, {1, 0.25, 0.75}}, 0.125, 3);
+  const auto r = plan_brick_range(Box{{-1 - 0.375, -0.375, 0.125}, {1 + 0.375, 0.625, 1.125}}, 0.125);
   // lo = floor((lo - 3h) / h / 8), hi = floor((hi + 3h) / h / 8)
   EXPECT_EQ(r[0], static_cast<std::int64_t>(std::floor((-1 - 0.375) / 0.125 / 8)));
   EXPECT_EQ(r[3], static_cast<std::int64_t>(std::floor((1 + 0.375) / 0.125 / 8)));
@@ -91,9 +91,10 @@ TYPED_TEST(BakeTest, PlanNeverSkipsABrickHoldingANodeInTheBand) {
     const Plan plan = plan_bricks(field, BakeSettings{h, band, std::nullopt, 1});
     const Grid<TypeParam> grid = bake_plan(field, plan, 1);
     std::size_t nodes_in_band = 0;
-    for (std::int64_t bx = plan.lo[0]; bx <= plan.hi[0]; ++bx)
-      for (std::int64_t by = plan.lo[1]; by <= plan.hi[1]; ++by)
-        for (std::int64_t bz = plan.lo[2]; bz <= plan.hi[2]; ++bz) {
+    // The range and one layer of bricks around it, which must lie wholly outside.
+    for (std::int64_t bx = plan.lo[0] - 1; bx <= plan.hi[0] + 1; ++bx)
+      for (std::int64_t by = plan.lo[1] - 1; by <= plan.hi[1] + 1; ++by)
+        for (std::int64_t bz = plan.lo[2] - 1; bz <= plan.hi[2] + 1; ++bz) {
           const std::int64_t key = brick_key(bx, by, bz);
           const bool stored = grid.find_brick(key) != nullptr, inside = grid.is_inside(key);
           for (int n = 0; n < kBrickNodes; n += 7) {

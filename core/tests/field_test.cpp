@@ -7,8 +7,10 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -203,7 +205,8 @@ TEST(FieldEval, runsInOtherFloatingTypesThroughTheSameTemplate) {
   for (const std::string& spec : node_specs()) {
     const auto f = field_of(spec);
     for (const auto& p : random_points(11, 50, 1.2)) {
-      const long double wide = f.eval<long double>(p[0], p[1], p[2]);
+      const long double wide = f.eval(static_cast<long double>(p[0]), static_cast<long double>(p[1]),
+                                        static_cast<long double>(p[2]));
       const double narrow = f.eval(p[0], p[1], p[2]);
       EXPECT_NEAR(static_cast<double>(wide), narrow, 1e-12 * (1 + std::abs(narrow))) << spec;
     }
@@ -286,6 +289,31 @@ TEST(FieldBatch, handlesAnyCountAndReusesScratchWithoutGrowing) {
   std::vector<double> out(512);
   f.eval_batch(std::span(x).subspan(3, 512), std::span(y).subspan(3, 512), std::span(z).subspan(3, 512), out, scratch);
   EXPECT_EQ(scratch.buffers.data(), before);  // warm scratch: no reallocation
+}
+
+TEST(FieldBatch, manyThreadsShareOneFieldEachWithItsOwnScratch) {
+  const auto f = compile_field<double>(default_part("gyroid").spec);
+  const auto points = random_points(21, 2048, 0.8);
+  std::vector<double> x, y, z, expected;
+  for (const auto& p : points) {
+    x.push_back(p[0]);
+    y.push_back(p[1]);
+    z.push_back(p[2]);
+    expected.push_back(f.eval(p[0], p[1], p[2]));
+  }
+  std::vector<int> mismatches(4, 0);
+  std::vector<std::thread> threads;
+  for (std::size_t t = 0; t < mismatches.size(); ++t)
+    threads.emplace_back([&, t] {
+      FieldScratch scratch;
+      std::vector<double> out(x.size());
+      for (int round = 0; round < 5; ++round) {
+        f.eval_batch(x, y, z, out, scratch);
+        for (std::size_t i = 0; i < out.size(); ++i) mismatches[t] += !same_bits(out[i], expected[i]);
+      }
+    });
+  for (auto& t : threads) t.join();
+  for (int m : mismatches) EXPECT_EQ(m, 0);
 }
 
 TEST(FieldBatch, rejectsMismatchedOrOverlappingSpans) {

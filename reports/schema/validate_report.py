@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Validates distgrid-audit reports against the report schema.
 
-usage: validate_report.py SCHEMA.json REPORT.json [REPORT.json ...]
-Exits 0 when every report is valid, 1 naming each violation, 2 on bad usage.
+usage: validate_report.py SCHEMA.json [REPORT.json ...]
+Checks that the schema is a valid JSON Schema, then validates each report.
+Exits 0 when all are valid, 1 naming each violation, 2 on bad usage.
 JSON parsing rejects NaN and Infinity, which the reports must never hold.
 """
 import json
@@ -21,12 +22,13 @@ def load(path):
 
 
 def main(argv):
-    if len(argv) < 3:
+    if len(argv) < 2:
         print(__doc__.strip(), file=sys.stderr)
         return 2
     schema = load(argv[1])
     validator_class = jsonschema.validators.validator_for(schema)
     validator_class.check_schema(schema)
+    print(f"{argv[1]}: a valid {validator_class.__name__[:-9]} schema")
     validator = validator_class(schema)
     failed = False
     for path in argv[2:]:

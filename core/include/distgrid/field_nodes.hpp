@@ -12,6 +12,7 @@
 // Kernels use unqualified math calls (after `using std::sqrt;` ...) so
 // Boost.Multiprecision types are found by ADL; every double constant enters as T(c).
 #include <array>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <numbers>
@@ -61,11 +62,6 @@ T positive_part(const T& v) {
 
 // ---- number fields -------------------------------------------------------------
 
-/// A number that is the same everywhere. Lipschitz 0.
-struct ConstantNumber {
-  double value = 0;
-};
-
 /// A number that follows a density map: values in [0, 1] at cell centres of a box,
 /// trilinear between centres, held at the edge value outside (per axis), then the
 /// profile v0 + (v1 - v0) * density. The values are stored as S; arithmetic is T.
@@ -100,7 +96,7 @@ CellCoord<T> cell_coord(const T& p, double lo, double width, std::ptrdiff_t n) {
 
 template <class T, class S>
 T density_value(const DensityMap<S>& map, const T& x, const T& y, const T& z) {
-  const auto [nx, ny, nz] = map.cells;
+  const std::ptrdiff_t nx = map.cells[0], ny = map.cells[1], nz = map.cells[2];
   const CellCoord<T> cx = cell_coord(x, map.lo[0], map.width[0], nx);
   const CellCoord<T> cy = cell_coord(y, map.lo[1], map.width[1], ny);
   const CellCoord<T> cz = cell_coord(z, map.lo[2], map.width[2], nz);
@@ -119,9 +115,12 @@ T density_value(const DensityMap<S>& map, const T& x, const T& y, const T& z) {
   return T(map.v0) + (T(map.v1) - T(map.v0)) * density;
 }
 
+/// A constant (Lipschitz 0) or a density map.
 template <class S>
 struct NumberField {
-  std::variant<ConstantNumber, DensityMap<S>> source;
+  bool constant = true;
+  double value = 0;   ///< the number, when constant
+  DensityMap<S> map;  ///< the map, when not constant
   double min = 0, max = 0;  ///< range of values over all space
   double lipschitz = 0;     ///< bound on |grad value|
 };
@@ -367,15 +366,9 @@ class Field {
 
   template <class T>
   T number(std::uint32_t id, const T& x, const T& y, const T& z) const {
-    return std::visit(
-        [&](const auto& source) -> T {
-          using N = std::decay_t<decltype(source)>;
-          if constexpr (std::is_same_v<N, detail::ConstantNumber>)
-            return T(source.value);
-          else
-            return detail::density_value(source, x, y, z);
-        },
-        numbers_[id].source);
+    const detail::NumberField<S>& n = numbers_[id];
+    if (n.constant) return T(n.value);
+    return detail::density_value(n.map, x, y, z);
   }
 
   template <class T>

@@ -32,7 +32,9 @@ struct Plan {
 /// nor the settings give a finite box, Error(toolarge) when the brick range is
 /// outside the key range or wider than kMaxBricksPerAxis on an axis.
 void check_bake_settings(const BakeSettings& settings);
-std::array<std::int64_t, 6> plan_brick_range(const Box& box, double h, double band);
+/// Brick range {lo x, y, z, hi x, y, z} = floor(padded_box / h / 8); Error(toolarge)
+/// outside the key range or wider than kMaxBricksPerAxis.
+std::array<std::int64_t, 6> plan_brick_range(const Box& padded_box, double h);
 
 template <class S>
 Plan plan_bricks(const Field<S>& field, const BakeSettings& settings);

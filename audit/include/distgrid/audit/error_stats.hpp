@@ -81,8 +81,6 @@ struct WorstInput {
   InputRecord input;
 };
 
-enum class ErrorUnit { h, relative, ulps };
-
 class ErrorStats {
  public:
   static constexpr std::size_t kWorstKept = 5;
@@ -104,7 +102,6 @@ class ErrorStats {
   std::size_t non_finite() const noexcept { return non_finite_; }
   bool has_h() const noexcept { return in_h_; }
   bool has_relative() const noexcept { return relative_on_; }
-  ErrorUnit rank_unit() const noexcept;
 
   /// Summaries; nullopt when no input was added (or the unit is not carried).
   std::optional<Summary> h() const;
@@ -119,6 +116,8 @@ class ErrorStats {
   /// Records the value in every series; returns true when it may enter the worst list.
   bool store(ErrorValue& value);
   void keep_worst(WorstInput entry);
+  enum class RankUnit { h, relative, ulps };
+  RankUnit rank_unit() const noexcept;
   double rank_of(const ErrorValue& value) const noexcept;
 
   bool in_h_, relative_on_;

@@ -13,7 +13,6 @@ class Progress {
  public:
   /// Enabled when stderr is a terminal.
   Progress();
-  explicit Progress(bool enabled) : enabled_(enabled) {}
 
   void begin(std::string label, std::size_t total);
   void advance(std::size_t done = 1);

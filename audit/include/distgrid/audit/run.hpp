@@ -57,7 +57,6 @@ class PartSubject {
   const DefaultPart& part() const noexcept { return *part_; }
   /// The world offset of the far copy: kFarOffsetVoxels * h.
   std::array<double, 3> far_offset() const noexcept;
-  const nlohmann::json& spec(Placement where) const;
 
   template <class S>
   const Field<S>& field(Placement where);

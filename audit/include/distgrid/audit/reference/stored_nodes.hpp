@@ -36,7 +36,6 @@ class StoredNodes {
     return static_cast<double>(it->second[n]);
   }
 
-  double band_width() const noexcept { return band_width_; }
 
  private:
   struct TripleHash {

@@ -8,6 +8,8 @@
 
 #include <array>
 #include <cstdint>
+#include <iterator>
+#include <vector>
 
 #include "distgrid/brick_key.hpp"
 
@@ -15,10 +17,11 @@ namespace distgrid::properties {
 
 /// Any brick coordinate the key can hold, with the range edges drawn often.
 inline rc::Gen<std::int64_t> brick_coordinate() {
+  const std::int64_t edges[] = {kMinBrickCoord, kMinBrickCoord + 1, -1, 0, 1, kMaxBrickCoord - 1,
+                                kMaxBrickCoord};
   return rc::gen::weightedOneOf<std::int64_t>(
       {{3, rc::gen::inRange<std::int64_t>(kMinBrickCoord, kMaxBrickCoord + 1)},
-       {1, rc::gen::element<std::int64_t>(kMinBrickCoord, kMinBrickCoord + 1, -1, 0, 1,
-                                          kMaxBrickCoord - 1, kMaxBrickCoord)}});
+       {1, rc::gen::elementOf(std::vector<std::int64_t>(std::begin(edges), std::end(edges)))}});
 }
 
 inline rc::Gen<BrickCoord> brick_coord() {
