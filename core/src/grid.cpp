@@ -189,6 +189,24 @@ void GridAccessor<S>::move_to(std::int64_t bx, std::int64_t by, std::int64_t bz)
   base_ = {bx, by, bz};
   has_base_ = true;
   for (Neighbour& n : neighbours_) n.known = false;
+  const bool streaming = queries_at_base_ > 1;
+  queries_at_base_ = 0;
+  if (!streaming) return;
+  // Queries that move in brick order (the last brick served several) read much
+  // of the new brick next, and the faces of its +x, +y, +z neighbours: fetch
+  // those cache lines all at once rather than one miss after another.
+  constexpr std::size_t kLine = 64;
+  if (const S* values = look_up(0).values) {
+    const char* bytes = reinterpret_cast<const char*>(values);
+    for (std::size_t offset = 0; offset < kBrickNodes * sizeof(S); offset += kLine) __builtin_prefetch(bytes + offset);
+  }
+  if (const S* values = look_up(1).values)  // the i = 0 column of every row
+    for (int row = 0; row < 64; ++row) __builtin_prefetch(values + 8 * row);
+  if (const S* values = look_up(2).values)  // the j = 0 row of every plane
+    for (int plane = 0; plane < 8; ++plane) __builtin_prefetch(values + 64 * plane);
+  if (const S* values = look_up(4).values)  // the k = 0 plane
+    for (std::size_t offset = 0; offset < 64 * sizeof(S); offset += kLine)
+      __builtin_prefetch(reinterpret_cast<const char*>(values) + offset);
 }
 
 template <class S>
@@ -241,6 +259,7 @@ double GridAccessor<S>::sample(double x, double y, double z) noexcept {
   if (!brick_coord_in_range(i >> 3) || !brick_coord_in_range(j >> 3) || !brick_coord_in_range(k >> 3))
     return grid_->band_width_;  // every corner is beyond the key range (or one node short of it)
   move_to(i >> 3, j >> 3, k >> 3);
+  ++queries_at_base_;
   double c000, c100, c010, c110, c001, c101, c011, c111;
   if ((i & 7) != 7 && (j & 7) != 7 && (k & 7) != 7) {
     // Fast path: all eight corners lie in the base brick.

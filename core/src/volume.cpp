@@ -44,14 +44,6 @@ double brick_fraction_sum(const S* values, double h, double inv_h) noexcept {
   return ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
 }
 
-// Smallest S not below v (v >= 0): for any S value d, d < v exactly when d < result.
-template <class S>
-S round_up_to_storage(double v) noexcept {
-  S t = static_cast<S>(v);
-  if (static_cast<double>(t) < v) t = std::nextafter(t, std::numeric_limits<S>::infinity());
-  return t;
-}
-
 template <class S>
 double brick_volume_in_voxels(const S* values, S half, double h, double inv_h, bool multiply) noexcept {
   // Counting in S (rather than a min/max reduction in double) keeps this pass vectorised.
@@ -62,8 +54,15 @@ double brick_volume_in_voxels(const S* values, S half, double h, double inv_h, b
   }
   if (below_half == 0) return 0.0;
   if (above_minus_half == 0) return double{kBrickNodes};
-  return multiply ? brick_fraction_sum<S, true>(values, h, inv_h)
-                  : brick_fraction_sum<S, false>(values, h, inv_h);
+  return multiply ? brick_fraction_sum<S, true>(values, h, inv_h) : brick_fraction_sum<S, false>(values, h, inv_h);
+}
+
+// Smallest S not below v (v >= 0): for any S value d, d < v exactly when d < result.
+template <class S>
+S round_up_to_storage(double v) noexcept {
+  S t = static_cast<S>(v);
+  if (static_cast<double>(t) < v) t = std::nextafter(t, std::numeric_limits<S>::infinity());
+  return t;
 }
 
 }  // namespace

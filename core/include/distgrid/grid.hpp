@@ -152,6 +152,7 @@ class GridAccessor {
   const Grid<S>* grid_;
   std::array<std::int64_t, 3> base_{0, 0, 0};
   bool has_base_ = false;
+  std::uint32_t queries_at_base_ = 0;  // samples served since the base last moved
   std::array<Neighbour, 8> neighbours_{};  // index dx + 2*dy + 4*dz
 };
 
