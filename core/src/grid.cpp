@@ -120,6 +120,48 @@ double Grid<S>::sample(double x, double y, double z) const noexcept {
   return accessor.sample(x, y, z);
 }
 
+namespace {
+
+// How far sample_many looks ahead: index buckets first, node rows later.
+constexpr std::size_t kBucketLookahead = 32;
+constexpr std::size_t kRowLookahead = 16;
+
+// Node index (floor of p / h) on each axis, when p is finite and near enough to
+// the key range to matter; false otherwise.
+bool base_node(const std::array<double, 3>& p, double h, std::array<std::int64_t, 3>& node) noexcept {
+  for (std::size_t a = 0; a < 3; ++a) {
+    const double f = p[a] / h;
+    if (!(std::fabs(f) < 4.0e15)) return false;
+    node[a] = static_cast<std::int64_t>(std::floor(f));
+    if (!brick_coord_in_range(node[a] >> 3)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+template <class S>
+void Grid<S>::sample_many(std::span<const std::array<double, 3>> points, std::span<double> out) const noexcept {
+  GridAccessor<S> accessor(*this);
+  const std::size_t count = std::min(points.size(), out.size());
+  std::array<std::int64_t, 3> node{};
+  for (std::size_t n = 0; n < count; ++n) {
+    if (n + kBucketLookahead < count && base_node(points[n + kBucketLookahead], h_, node))
+      index_.prefetch(brick_key(node[0] >> 3, node[1] >> 3, node[2] >> 3));
+    if (n + kRowLookahead < count && base_node(points[n + kRowLookahead], h_, node)) {
+      const std::uint32_t slot = index_.find(brick_key(node[0] >> 3, node[1] >> 3, node[2] >> 3));
+      if (slot < detail::BrickIndex::kInsideSlot) {
+        const S* row = brick_values(slot) + (node[0] & 7) + 8 * (node[1] & 7) + 64 * (node[2] & 7);
+        __builtin_prefetch(row);
+        __builtin_prefetch(row + 8);
+        __builtin_prefetch(row + 64);
+        __builtin_prefetch(row + 72);
+      }
+    }
+    out[n] = accessor.sample(points[n][0], points[n][1], points[n][2]);
+  }
+}
+
 template <class S>
 std::array<double, 3> Grid<S>::gradient(double x, double y, double z) const noexcept {
   GridAccessor<S> accessor(*this);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "distgrid/error.hpp"
 
@@ -130,6 +131,23 @@ TYPED_TEST(GridTest, AccessorAgreesWithTheGridBitForBit) {
     EXPECT_EQ(accessor.sample(x, y, z), grid.sample(x, y, z));
     EXPECT_EQ(accessor.gradient(x, y, z), grid.gradient(x, y, z));
   }
+}
+
+TYPED_TEST(GridTest, SampleManyAgreesWithSampleBitForBit) {
+  Grid<TypeParam> grid = grid_from_nodes<TypeParam>(
+      2, -2, 1, [](std::int64_t i, std::int64_t j, std::int64_t k) {
+        return 0.013 * static_cast<double>(i * j) - 0.021 * static_cast<double>(k) + 0.05;
+      });
+  grid.add_inside(brick_key(3, 3, 3));
+  std::vector<std::array<double, 3>> points;
+  for (int n = 0; n < 5000; ++n)  // scattered over stored, inside and absent bricks
+    points.push_back({-2.1 + std::fmod(0.37 * n, 6.0), -2.0 + std::fmod(0.53 * n, 6.0), -2.2 + std::fmod(0.29 * n, 6.0)});
+  points.push_back({1e300, 0, 0});
+  points.push_back({0, -std::numeric_limits<double>::infinity(), 0});
+  std::vector<double> out(points.size());
+  grid.sample_many(points, out);
+  for (std::size_t n = 0; n < points.size(); ++n)
+    EXPECT_EQ(out[n], grid.sample(points[n][0], points[n][1], points[n][2])) << n;
 }
 
 TYPED_TEST(GridTest, FarAndNonFinitePointsReadTheAbsentValue) {

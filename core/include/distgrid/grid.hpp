@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "distgrid/box.hpp"
@@ -44,6 +45,10 @@ class BrickIndex {
   bool insert(std::int64_t key, std::uint32_t slot);
   std::size_t size() const noexcept { return size_; }
   std::size_t memory_bytes() const noexcept { return entries_.capacity() * sizeof(Entry); }
+  /// Starts loading the bucket where find(key) begins (a hint; no effect on results).
+  void prefetch(std::int64_t key) const noexcept {
+    if (size_ != 0) __builtin_prefetch(&entries_[hash(key) & mask_]);
+  }
   void reserve(std::size_t count);
 
  private:
@@ -91,6 +96,10 @@ class Grid {
   double node(std::int64_t i, std::int64_t j, std::int64_t k) const noexcept;
   /// Trilinear value at a world point: along x, then y, then z, each a + (b - a)*t.
   double sample(double x, double y, double z) const noexcept;
+  /// out[n] = sample(points[n]) bit for bit, for many points in any order. Looks a
+  /// few points ahead and starts loading their index buckets and node rows, so the
+  /// memory latency of scattered points overlaps. Precondition: equal sizes.
+  void sample_many(std::span<const std::array<double, 3>> points, std::span<double> out) const noexcept;
   /// Central difference over one voxel: (sample(p + h/2) - sample(p - h/2)) / h per axis.
   std::array<double, 3> gradient(double x, double y, double z) const noexcept;
   /// Enclosed volume h^3 * sum clamp(1/2 - d/h, 0, 1); see volume.cpp for the summation order.
