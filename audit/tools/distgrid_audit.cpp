@@ -48,7 +48,7 @@ constexpr const char* kRunHelp = R"(usage: distgrid-audit run --out FILE [option
   --h H              voxel size (default 1/64; decimal or hex-float)
   --band B           band half-width in voxels, >= 1 (default 3)
   --seed S           input seed, below 2^53 (default 20261201)
-  --inputs N         inputs per generator and part (default 5000)
+  --inputs N         inputs per generator and part (default 10000)
   --threads N        worker threads (default: all; results do not depend on it)
   --budgets FILE     gates file for the report's gate statuses (default: audit/gates.json)
   --source-dir DIR   repository root, to find the sources' line ranges (default: this build's)

@@ -10,6 +10,8 @@
 #include <thread>
 #include <vector>
 
+#include <mpfr.h>
+
 #include "distgrid/audit/progress.hpp"
 
 namespace distgrid::audit {
@@ -43,7 +45,11 @@ void parallel_for(std::size_t count, unsigned threads, Progress& progress, Body&
   const std::size_t helpers = std::min<std::size_t>(threads > 0 ? threads - 1 : 0, count / kChunk);
   std::vector<std::thread> pool;
   pool.reserve(helpers);
-  for (std::size_t t = 0; t < helpers; ++t) pool.emplace_back(work);
+  for (std::size_t t = 0; t < helpers; ++t)
+    pool.emplace_back([&] {
+      work();
+      mpfr_free_cache2(MPFR_FREE_LOCAL_CACHE);  // MPFR's per-thread constant caches outlive the thread otherwise
+    });
   work();
   for (std::thread& t : pool) t.join();
   if (error) std::rethrow_exception(error);
