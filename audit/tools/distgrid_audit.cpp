@@ -14,6 +14,7 @@
 #include "distgrid/audit/gate.hpp"
 #include "distgrid/audit/report.hpp"
 #include "distgrid/audit/run.hpp"
+#include "distgrid/command_line.hpp"
 #include "distgrid/default_parts.hpp"
 #include "distgrid/error.hpp"
 
@@ -22,11 +23,10 @@ namespace {
 using distgrid::Error;
 using distgrid::ErrorCode;
 namespace audit = distgrid::audit;
-
-/// A command line that cannot be understood: exit code 2.
-struct UsageError {
-  std::string message;
-};
+using distgrid::command_line::Arguments;
+using distgrid::command_line::parse_count;
+using distgrid::command_line::parse_number;
+using distgrid::command_line::UsageError;
 
 constexpr const char* kMainHelp = R"(usage: distgrid-audit <command> [options]
 
@@ -65,63 +65,12 @@ audit/gates.json). Prints each check; exits 1 listing each calculation and
 storage that missed a budget or has none, 0 when all pass.
 )";
 
-double parse_number(const std::string& text, const std::string& what) {
-  char* end = nullptr;
-  errno = 0;
-  const double v = std::strtod(text.c_str(), &end);
-  if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE || !std::isfinite(v))
-    throw UsageError{what + " expects a finite number, got '" + text + "'"};
+/// A finite number in decimal or hex-float.
+double parse_finite(const std::string& text, const std::string& what) {
+  const double v = parse_number(text, what);
+  if (!std::isfinite(v)) throw UsageError{what + " expects a finite number, got '" + text + "'"};
   return v;
 }
-
-std::uint64_t parse_count(const std::string& text, const std::string& what, std::uint64_t lo, std::uint64_t hi) {
-  char* end = nullptr;
-  errno = 0;
-  const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
-  if (text.empty() || text[0] == '-' || end != text.c_str() + text.size() || errno == ERANGE || v < lo || v > hi)
-    throw UsageError{what + " expects a whole number in " + std::to_string(lo) + ".." + std::to_string(hi) +
-                     ", got '" + text + "'"};
-  return v;
-}
-
-/// --name value options (some repeatable), flags and positional arguments.
-struct Arguments {
-  std::vector<std::pair<std::string, std::string>> options;
-  bool help = false;
-  std::vector<std::string> positional;
-
-  static Arguments parse(int argc, char** argv, const std::vector<std::string>& valued) {
-    Arguments args;
-    for (int n = 2; n < argc; ++n) {
-      const std::string a = argv[n];
-      if (a == "--help" || a == "-h") {
-        args.help = true;
-      } else if (a.rfind("--", 0) == 0) {
-        bool known = false;
-        for (const std::string& v : valued) known = known || a == v;
-        if (!known) throw UsageError{"unknown option " + a};
-        if (n + 1 >= argc) throw UsageError{a + " needs a value"};
-        args.options.emplace_back(a, argv[++n]);
-      } else {
-        args.positional.push_back(a);
-      }
-    }
-    return args;
-  }
-  std::vector<std::string> all(const std::string& name) const {
-    std::vector<std::string> values;
-    for (const auto& [key, value] : options)
-      if (key == name) values.push_back(value);
-    return values;
-  }
-  /// The value of an option given at most once.
-  std::optional<std::string> get(const std::string& name) const {
-    const std::vector<std::string> values = all(name);
-    if (values.size() > 1) throw UsageError{name + " given twice"};
-    if (values.empty()) return std::nullopt;
-    return values.front();
-  }
-};
 
 int run_command(int argc, char** argv) {
   const Arguments args = Arguments::parse(
@@ -151,8 +100,8 @@ int run_command(int argc, char** argv) {
   settings.calculations = args.all("--calc");
   for (const std::string& id : settings.calculations)
     if (!audit::find_calculation(id)) throw UsageError{"--calc: unknown calculation '" + id + "' (see 'list')"};
-  if (auto h = args.get("--h")) settings.h = parse_number(*h, "--h");
-  if (auto band = args.get("--band")) settings.band = parse_number(*band, "--band");
+  if (auto h = args.get("--h")) settings.h = parse_finite(*h, "--h");
+  if (auto band = args.get("--band")) settings.band = parse_finite(*band, "--band");
   if (!(settings.h > 0)) throw UsageError{"--h must be > 0"};
   if (!(settings.band >= 1)) throw UsageError{"--band must be >= 1"};
   if (auto seed = args.get("--seed")) settings.seed = parse_count(*seed, "--seed", 0, (std::uint64_t{1} << 53) - 1);
@@ -229,7 +178,7 @@ int list_command(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
+  return distgrid::command_line::run_tool("distgrid-audit", [&] {
     if (argc < 2) throw UsageError{"no command given"};
     const std::string command = argv[1];
     if (command == "--help" || command == "-h" || command == "help") {
@@ -240,19 +189,5 @@ int main(int argc, char** argv) {
     if (command == "gate") return gate_command(argc, argv);
     if (command == "list") return list_command(argc, argv);
     throw UsageError{"unknown command '" + command + "'"};
-  } catch (const UsageError& e) {
-    std::fprintf(stderr, "distgrid-audit: usage: %s\nrun 'distgrid-audit --help' for the commands and options\n",
-                 e.message.c_str());
-    return 2;
-  } catch (const Error& e) {
-    std::fprintf(stderr, "distgrid-audit: %s: %s\n", std::string(distgrid::error_code_name(e.code())).c_str(),
-                 e.what());
-    return 1;
-  } catch (const std::bad_alloc&) {
-    std::fprintf(stderr, "distgrid-audit: toolarge: out of memory\n");
-    return 1;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "distgrid-audit: internal: %s\n", e.what());
-    return 1;
-  }
+  });
 }

@@ -1,7 +1,5 @@
 // distgrid: bake a grid from a formula, inspect it, sample it, measure its volume.
 // Exit codes: 0 success, 1 failure (a typed error), 2 bad usage.
-#include <unistd.h>
-
 #include <chrono>
 #include <cinttypes>
 #include <cmath>
@@ -16,6 +14,7 @@
 #include <vector>
 
 #include "distgrid/bake.hpp"
+#include "distgrid/command_line.hpp"
 #include "distgrid/default_parts.hpp"
 #include "distgrid/error.hpp"
 #include "distgrid/field_json.hpp"
@@ -25,11 +24,11 @@ namespace {
 
 using distgrid::Error;
 using distgrid::ErrorCode;
-
-/// A command line that cannot be understood: exit code 2.
-struct UsageError {
-  std::string message;
-};
+using distgrid::command_line::Arguments;
+using distgrid::command_line::parse_count;
+using distgrid::command_line::parse_number;
+using distgrid::command_line::ProgressLine;
+using distgrid::command_line::UsageError;
 
 constexpr const char* kMainHelp = R"(usage: distgrid <command> [options]
 
@@ -72,15 +71,6 @@ constexpr const char* kVolumeHelp = R"(usage: distgrid volume GRID.dgrid
 Prints the enclosed volume h^3 * sum clamp(1/2 - d/h, 0, 1).
 )";
 
-double parse_number(const std::string& text, const std::string& what) {
-  if (text.empty()) throw UsageError{what + " expects a number, got an empty string"};
-  char* end = nullptr;
-  const double v = std::strtod(text.c_str(), &end);
-  if (end != text.c_str() + text.size())
-    throw UsageError{what + " expects a number, got '" + text + "'"};
-  return v;
-}
-
 std::string format_number(double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.17g", v);
@@ -92,71 +82,6 @@ std::string format_hex(double v) {
   std::snprintf(buf, sizeof buf, "%a", v);
   return buf;
 }
-
-/// Options of the form --name value, plus positional arguments and flags.
-struct Arguments {
-  std::map<std::string, std::string> options;
-  std::vector<std::string> flags;
-  std::vector<std::string> positional;
-
-  static Arguments parse(int argc, char** argv, int first, const std::vector<std::string>& valued,
-                         const std::vector<std::string>& flag_names) {
-    Arguments args;
-    for (int n = first; n < argc; ++n) {
-      const std::string a = argv[n];
-      if (a.rfind("--", 0) == 0) {
-        bool known = false;
-        for (const std::string& f : flag_names)
-          if (a == f) {
-            args.flags.push_back(a);
-            known = true;
-          }
-        if (known) continue;
-        for (const std::string& v : valued)
-          if (a == v) {
-            if (n + 1 >= argc) throw UsageError{a + " needs a value"};
-            if (args.options.count(a)) throw UsageError{a + " given twice"};
-            args.options[a] = argv[++n];
-            known = true;
-          }
-        if (!known) throw UsageError{"unknown option " + a};
-      } else {
-        args.positional.push_back(a);
-      }
-    }
-    return args;
-  }
-  bool has_flag(const std::string& f) const {
-    for (const std::string& x : flags)
-      if (x == f) return true;
-    return false;
-  }
-  std::optional<std::string> get(const std::string& name) const {
-    auto it = options.find(name);
-    if (it == options.end()) return std::nullopt;
-    return it->second;
-  }
-};
-
-/// Progress on stderr while it is a terminal; silent otherwise.
-class ProgressLine {
- public:
-  explicit ProgressLine(const char* label) : label_(label), enabled_(::isatty(2) != 0) {}
-  void operator()(std::size_t done, std::size_t total) {
-    if (!enabled_ || total == 0) return;
-    const auto percent = static_cast<int>(100.0 * static_cast<double>(done) / static_cast<double>(total));
-    if (percent == last_) return;
-    last_ = percent;
-    std::fprintf(stderr, "\r%s %3d%% (%zu / %zu bricks)", label_, percent, done, total);
-    if (done == total) std::fprintf(stderr, "\n");
-    std::fflush(stderr);
-  }
-
- private:
-  const char* label_;
-  bool enabled_;
-  int last_ = -1;
-};
 
 std::string read_text_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -174,7 +99,7 @@ int bake_and_save(const nlohmann::json* spec, const std::string& spec_text, cons
   const distgrid::Field<S> field =
       spec ? distgrid::compile_field<S>(*spec) : distgrid::compile_field_text<S>(spec_text, source);
   const distgrid::Plan plan = distgrid::plan_bricks(field, settings);
-  ProgressLine progress("baking");
+  ProgressLine progress("baking bricks");
   const distgrid::Grid<S> grid = distgrid::bake_plan(
       field, plan, settings.threads, [&](std::size_t d, std::size_t t) { progress(d, t); });
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -188,11 +113,10 @@ int bake_and_save(const nlohmann::json* spec, const std::string& spec_text, cons
 }
 
 int run_bake(int argc, char** argv) {
-  const Arguments args = Arguments::parse(argc, argv, 2,
-                                          {"--spec", "--part", "--h", "--band", "--storage", "--bbox",
-                                           "--threads", "--out"},
-                                          {"--help", "--list-parts"});
-  if (args.has_flag("--help")) {
+  const Arguments args = Arguments::parse(
+      argc, argv, {"--spec", "--part", "--h", "--band", "--storage", "--bbox", "--threads", "--out"},
+      {"--list-parts"});
+  if (args.help) {
     std::fputs(kBakeHelp, stdout);
     return 0;
   }
@@ -213,11 +137,7 @@ int run_bake(int argc, char** argv) {
   distgrid::BakeSettings settings;
   settings.h = parse_number(*h_text, "--h");
   if (auto band = args.get("--band")) settings.band = parse_number(*band, "--band");
-  if (auto threads = args.get("--threads")) {
-    const double t = parse_number(*threads, "--threads");
-    if (!(t >= 1 && t <= 1024 && t == std::floor(t))) throw UsageError{"--threads expects a whole number 1..1024"};
-    settings.threads = static_cast<unsigned>(t);
-  }
+  if (auto threads = args.get("--threads")) settings.threads = static_cast<unsigned>(parse_count(*threads, "--threads", 1, 1024));
   if (auto bbox = args.get("--bbox")) {
     std::vector<double> v;
     std::stringstream in(*bbox);
@@ -250,8 +170,8 @@ std::string single_grid_argument(const Arguments& args, std::size_t extra) {
 }
 
 int run_info(int argc, char** argv) {
-  const Arguments args = Arguments::parse(argc, argv, 2, {}, {"--help"});
-  if (args.has_flag("--help")) {
+  const Arguments args = Arguments::parse(argc, argv, {});
+  if (args.help) {
     std::fputs(kInfoHelp, stdout);
     return 0;
   }
@@ -285,8 +205,8 @@ int run_info(int argc, char** argv) {
 }
 
 int run_sample(int argc, char** argv) {
-  const Arguments args = Arguments::parse(argc, argv, 2, {}, {"--help"});
-  if (args.has_flag("--help")) {
+  const Arguments args = Arguments::parse(argc, argv, {});
+  if (args.help) {
     std::fputs(kSampleHelp, stdout);
     return 0;
   }
@@ -311,8 +231,8 @@ int run_sample(int argc, char** argv) {
 }
 
 int run_volume(int argc, char** argv) {
-  const Arguments args = Arguments::parse(argc, argv, 2, {}, {"--help"});
-  if (args.has_flag("--help")) {
+  const Arguments args = Arguments::parse(argc, argv, {});
+  if (args.help) {
     std::fputs(kVolumeHelp, stdout);
     return 0;
   }
@@ -326,7 +246,7 @@ int run_volume(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
+  return distgrid::command_line::run_tool("distgrid", [&] {
     if (argc < 2) throw UsageError{"no command given"};
     const std::string command = argv[1];
     if (command == "--help" || command == "-h" || command == "help") {
@@ -338,18 +258,5 @@ int main(int argc, char** argv) {
     if (command == "sample") return run_sample(argc, argv);
     if (command == "volume") return run_volume(argc, argv);
     throw UsageError{"unknown command '" + command + "'"};
-  } catch (const UsageError& e) {
-    std::fprintf(stderr, "distgrid: usage: %s\n%s", e.message.c_str(),
-                 "run 'distgrid --help' for the commands and their options\n");
-    return 2;
-  } catch (const Error& e) {
-    std::fprintf(stderr, "distgrid: %s: %s\n", std::string(distgrid::error_code_name(e.code())).c_str(), e.what());
-    return 1;
-  } catch (const std::bad_alloc&) {
-    std::fprintf(stderr, "distgrid: toolarge: out of memory\n");
-    return 1;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "distgrid: internal: %s\n", e.what());
-    return 1;
-  }
+  });
 }

@@ -1,0 +1,144 @@
+#pragma once
+// What the command-line tools share: argument parsing, number parsing, the
+// error-to-exit-code rule and progress on a terminal.
+// Exit codes: 0 success, 1 failure (a typed error, printed as
+// '<tool>: <code>: <message>'), 2 bad usage.
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <new>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "distgrid/error.hpp"
+
+namespace distgrid::command_line {
+
+/// A command line that cannot be understood: exit code 2.
+struct UsageError {
+  std::string message;
+};
+
+/// The arguments after the command word: `--name value` options (some may repeat),
+/// flags without a value, `--help`, and positional arguments.
+struct Arguments {
+  std::vector<std::pair<std::string, std::string>> options;
+  std::vector<std::string> flags;
+  std::vector<std::string> positional;
+  bool help = false;
+
+  static Arguments parse(int argc, char** argv, const std::vector<std::string>& valued,
+                         const std::vector<std::string>& flag_names = {}) {
+    Arguments args;
+    for (int n = 2; n < argc; ++n) {
+      const std::string a = argv[n];
+      if (a == "--help" || a == "-h") {
+        args.help = true;
+      } else if (a.rfind("--", 0) == 0) {
+        if (contains(flag_names, a)) {
+          args.flags.push_back(a);
+          continue;
+        }
+        if (!contains(valued, a)) throw UsageError{"unknown option " + a};
+        if (n + 1 >= argc) throw UsageError{a + " needs a value"};
+        args.options.emplace_back(a, argv[++n]);
+      } else {
+        args.positional.push_back(a);
+      }
+    }
+    return args;
+  }
+  bool has_flag(const std::string& name) const { return contains(flags, name); }
+  std::vector<std::string> all(const std::string& name) const {
+    std::vector<std::string> values;
+    for (const auto& [key, value] : options)
+      if (key == name) values.push_back(value);
+    return values;
+  }
+  /// The value of an option given at most once.
+  std::optional<std::string> get(const std::string& name) const {
+    const std::vector<std::string> values = all(name);
+    if (values.size() > 1) throw UsageError{name + " given twice"};
+    if (values.empty()) return std::nullopt;
+    return values.front();
+  }
+
+ private:
+  static bool contains(const std::vector<std::string>& list, const std::string& item) {
+    for (const std::string& x : list)
+      if (x == item) return true;
+    return false;
+  }
+};
+
+/// A number in decimal or hex-float. Non-finite spellings ("nan", "inf") pass
+/// through for the library to refuse with a typed error; overflow is bad usage.
+inline double parse_number(const std::string& text, const std::string& what) {
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size() || (errno == ERANGE && std::isinf(v)))
+    throw UsageError{what + " expects a number, got '" + text + "'"};
+  return v;
+}
+
+/// A whole number in [lo, hi].
+inline unsigned long long parse_count(const std::string& text, const std::string& what, unsigned long long lo,
+                                      unsigned long long hi) {
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
+  if (text.empty() || text[0] == '-' || end != text.c_str() + text.size() || errno == ERANGE || v < lo || v > hi)
+    throw UsageError{what + " expects a whole number in " + std::to_string(lo) + ".." + std::to_string(hi) +
+                     ", got '" + text + "'"};
+  return v;
+}
+
+/// Runs a tool's body and turns what it throws into a message and an exit code.
+template <class Body>
+int run_tool(const char* tool, Body&& body) noexcept {
+  try {
+    return body();
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "%s: usage: %s\nrun '%s --help' for the commands and their options\n", tool,
+                 e.message.c_str(), tool);
+    return 2;
+  } catch (const Error& e) {
+    std::fprintf(stderr, "%s: %s: %s\n", tool, std::string(error_code_name(e.code())).c_str(), e.what());
+    return 1;
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "%s: toolarge: out of memory\n", tool);
+    return 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: internal: %s\n", tool, e.what());
+    return 1;
+  }
+}
+
+/// "done / total" progress on one stderr line while stderr is a terminal; silent otherwise.
+class ProgressLine {
+ public:
+  explicit ProgressLine(const char* label) : label_(label), enabled_(::isatty(2) != 0) {}
+  void operator()(std::size_t done, std::size_t total) {
+    if (!enabled_ || total == 0) return;
+    const auto percent = static_cast<int>(100.0 * static_cast<double>(done) / static_cast<double>(total));
+    if (percent == last_) return;
+    last_ = percent;
+    std::fprintf(stderr, "\r%s %3d%% (%zu / %zu)", label_, percent, done, total);
+    if (done == total) std::fprintf(stderr, "\n");
+    std::fflush(stderr);
+  }
+
+ private:
+  const char* label_;
+  bool enabled_;
+  int last_ = -1;
+};
+
+}  // namespace distgrid::command_line
