@@ -2,17 +2,12 @@
 // A parallel loop over input indices. Which thread runs which index varies from
 // run to run, so callers store each result at its index and combine them in
 // index order afterwards: results never depend on the thread count.
-#include <algorithm>
-#include <atomic>
 #include <cstddef>
-#include <exception>
-#include <mutex>
-#include <thread>
-#include <vector>
 
 #include <mpfr.h>
 
 #include "distgrid/audit/progress.hpp"
+#include "distgrid/detail/parallel.hpp"
 
 namespace distgrid::audit {
 
@@ -21,38 +16,18 @@ namespace distgrid::audit {
 /// rethrown after all threads stop.
 template <class Body>
 void parallel_for(std::size_t count, unsigned threads, Progress& progress, Body&& body) {
-  constexpr std::size_t kChunk = 8;
-  std::atomic<std::size_t> next{0};
-  std::atomic<bool> failed{false};
-  std::exception_ptr error;
-  std::mutex error_mutex;
-  auto work = [&] {
-    for (;;) {
-      const std::size_t first = next.fetch_add(kChunk);
-      if (first >= count || failed.load()) return;
-      const std::size_t last = std::min(count, first + kChunk);
-      try {
+  std::size_t reported = 0;  // guarded by parallel_chunks' lock
+  detail::parallel_chunks(
+      count, threads == 0 ? 1 : threads, 8,
+      [&](std::size_t first, std::size_t last) {
         for (std::size_t i = first; i < last; ++i) body(i);
-      } catch (...) {
-        const std::lock_guard lock(error_mutex);
-        if (!error) error = std::current_exception();
-        failed = true;
-        return;
-      }
-      progress.advance(last - first);
-    }
-  };
-  const std::size_t helpers = std::min<std::size_t>(threads > 0 ? threads - 1 : 0, count / kChunk);
-  std::vector<std::thread> pool;
-  pool.reserve(helpers);
-  for (std::size_t t = 0; t < helpers; ++t)
-    pool.emplace_back([&] {
-      work();
-      mpfr_free_cache2(MPFR_FREE_LOCAL_CACHE);  // MPFR's per-thread constant caches outlive the thread otherwise
-    });
-  work();
-  for (std::thread& t : pool) t.join();
-  if (error) std::rethrow_exception(error);
+      },
+      [&](std::size_t done) {
+        progress.advance(done - reported);
+        reported = done;
+      },
+      // MPFR's per-thread constant caches outlive the thread otherwise.
+      [] { mpfr_free_cache2(MPFR_FREE_LOCAL_CACHE); });
 }
 
 }  // namespace distgrid::audit

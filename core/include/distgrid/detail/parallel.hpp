@@ -19,12 +19,13 @@ inline unsigned resolve_thread_count(unsigned requested) noexcept {
 }
 
 /// Calls body(begin, end) on chunks of [0, count) from up to `threads` threads
-/// (0: all hardware threads) and after each chunk calls on_chunk_done(items done)
-/// from the calling thread's perspective under a lock. The first exception thrown
-/// by a body is rethrown after all threads stop.
-template <class Body, class OnChunkDone>
+/// (0: all hardware threads; the calling thread is one of them), after each chunk
+/// calls on_chunk_done(items done so far) under a lock, and on_worker_exit() on
+/// each extra thread before it ends (for per-thread caches of libraries). The
+/// first exception thrown by a body is rethrown after all threads stop.
+template <class Body, class OnChunkDone, class OnWorkerExit>
 void parallel_chunks(std::size_t count, unsigned threads, std::size_t chunk, Body&& body,
-                     OnChunkDone&& on_chunk_done) {
+                     OnChunkDone&& on_chunk_done, OnWorkerExit&& on_worker_exit) {
   if (count == 0) return;
   chunk = std::max<std::size_t>(chunk, 1);
   const std::size_t chunks = (count + chunk - 1) / chunk;
@@ -59,16 +60,22 @@ void parallel_chunks(std::size_t count, unsigned threads, std::size_t chunk, Bod
   } else {
     std::vector<std::thread> pool;
     pool.reserve(workers - 1);
-    for (unsigned t = 1; t < workers; ++t) pool.emplace_back(work);
+    for (unsigned t = 1; t < workers; ++t)
+      pool.emplace_back([&] {
+        work();
+        on_worker_exit();
+      });
     work();
     for (std::thread& t : pool) t.join();
   }
   if (error) std::rethrow_exception(error);
 }
 
-template <class Body>
-void parallel_chunks(std::size_t count, unsigned threads, std::size_t chunk, Body&& body) {
-  parallel_chunks(count, threads, chunk, std::forward<Body>(body), [](std::size_t) {});
+template <class Body, class OnChunkDone>
+void parallel_chunks(std::size_t count, unsigned threads, std::size_t chunk, Body&& body,
+                     OnChunkDone&& on_chunk_done) {
+  parallel_chunks(count, threads, chunk, std::forward<Body>(body), std::forward<OnChunkDone>(on_chunk_done),
+                  [] {});
 }
 
 }  // namespace distgrid::detail
