@@ -12,23 +12,15 @@ namespace distgrid {
 template <class S>
 void bake_brick(const Field<S>& field, std::int64_t key, double h, double band_width, S* out,
                 FieldScratch& scratch) {
-  const BrickCoord b = brick_of(key);
-  const std::int64_t x0 = b.bx * 8, y0 = b.by * 8, z0 = b.bz * 8;
-  // Node (i, j, k) at (i*h, j*h, k*h): the integer index is exact as a double.
-  std::array<double, 8> xs{}, ys{}, zs{};
-  for (std::size_t a = 0; a < 8; ++a) {
-    xs[a] = static_cast<double>(x0 + static_cast<std::int64_t>(a)) * h;
-    ys[a] = static_cast<double>(y0 + static_cast<std::int64_t>(a)) * h;
-    zs[a] = static_cast<double>(z0 + static_cast<std::int64_t>(a)) * h;
-  }
+  const BrickNodePositions at = brick_node_positions(key, h);
   std::array<double, kBrickNodes> x{}, y{}, z{}, f{};
   for (std::size_t k = 0; k < 8; ++k)
     for (std::size_t j = 0; j < 8; ++j)
       for (std::size_t i = 0; i < 8; ++i) {
         const std::size_t n = i + 8 * j + 64 * k;
-        x[n] = xs[i];
-        y[n] = ys[j];
-        z[n] = zs[k];
+        x[n] = at.x[i];
+        y[n] = at.y[j];
+        z[n] = at.z[k];
       }
   field.eval_batch(x, y, z, f, scratch);
   int not_numbers = 0;
@@ -42,10 +34,9 @@ void bake_brick(const Field<S>& field, std::int64_t key, double h, double band_w
   if (not_numbers != 0) {
     for (std::size_t n = 0; n < kBrickNodes; ++n)
       if (std::isnan(f[n]))
-        throw Error(ErrorCode::badspec,
-                    "the formula is not a number at node (" + std::to_string(x0 + static_cast<std::int64_t>(n & 7)) +
-                        ", " + std::to_string(y0 + static_cast<std::int64_t>((n >> 3) & 7)) + ", " +
-                        std::to_string(z0 + static_cast<std::int64_t>(n >> 6)) + ")");
+        throw Error(ErrorCode::badspec, "the formula is not a number at (" + std::to_string(at.x[n & 7]) + ", " +
+                                            std::to_string(at.y[(n >> 3) & 7]) + ", " +
+                                            std::to_string(at.z[n >> 6]) + ")");
   }
 }
 

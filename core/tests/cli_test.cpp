@@ -1,6 +1,7 @@
 // The distgrid command: exit codes, typed error lines, and each command end to end.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
+
+#include "support/scratch_dir.hpp"
 
 #include <array>
 #include <cmath>
@@ -12,39 +13,11 @@
 namespace {
 
 namespace fs = std::filesystem;
+using distgrid::test_support::CliResult;
+using distgrid::test_support::run_cli;
 
-struct CliResult {
-  int exit_code;
-  std::string out;  // stdout and stderr together
-};
 
-CliResult run_cli(const std::string& args) {
-  const std::string command = std::string(DISTGRID_CLI) + " " + args + " 2>&1";
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (!pipe) return {-1, "popen failed"};
-  std::string out;
-  std::array<char, 4096> buf{};
-  while (std::size_t n = std::fread(buf.data(), 1, buf.size(), pipe)) out.append(buf.data(), n);
-  const int status = ::pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
-
-class CliTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("distgrid_cli_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-  std::string write(const std::string& name, const std::string& text) const {
-    std::ofstream(path(name)) << text;
-    return path(name);
-  }
-  fs::path dir_;
-};
+using CliTest = distgrid::test_support::ScratchDirTest;
 
 TEST_F(CliTest, BadUsageExitsWithTwo) {
   EXPECT_EQ(run_cli("").exit_code, 2);

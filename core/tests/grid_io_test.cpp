@@ -13,23 +13,15 @@
 #include <vector>
 
 #include "distgrid/error.hpp"
+#include "support/scratch_dir.hpp"
 
 namespace distgrid {
 namespace {
 
 namespace fs = std::filesystem;
 
-class GridIoTest : public ::testing::Test {
+class GridIoTest : public distgrid::test_support::ScratchDirTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("distgrid_io_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-
   static std::vector<char> read_bytes(const std::string& p) {
     std::ifstream in(p, std::ios::binary);
     return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
@@ -62,7 +54,6 @@ class GridIoTest : public ::testing::Test {
     }
   }
 
-  fs::path dir_;
 };
 
 template <class S>

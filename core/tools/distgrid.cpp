@@ -13,6 +13,7 @@
 #include <variant>
 #include <vector>
 
+#include "commands.hpp"
 #include "distgrid/bake.hpp"
 #include "distgrid/command_line.hpp"
 #include "distgrid/default_parts.hpp"
@@ -37,6 +38,7 @@ Commands:
   info     print what a .dgrid file holds
   sample   value and gradient at a world point
   volume   enclosed volume of a grid
+  contour  zero-level mesh of a grid to STL, OBJ or PLY, with its statistics
 
 Run 'distgrid <command> --help' for a command's options.
 Exit codes: 0 success, 1 failure (printed as 'distgrid: <code>: <message>'), 2 bad usage.
@@ -53,6 +55,9 @@ constexpr const char* kBakeHelp = R"(usage: distgrid bake (--spec FILE | --part 
   --threads N            worker threads (default: all; results do not depend on it)
   --out FILE             output .dgrid (written to a temporary file, then renamed)
   --list-parts           print the built-in parts and exit
+
+A closed triangle mesh bakes with 'distgrid bake --mesh FILE ...' (STL, OBJ or PLY);
+run 'distgrid bake --mesh x --help' for its options.
 )";
 
 constexpr const char* kInfoHelp = R"(usage: distgrid info GRID.dgrid
@@ -113,6 +118,8 @@ int bake_and_save(const nlohmann::json* spec, const std::string& spec_text, cons
 }
 
 int run_bake(int argc, char** argv) {
+  for (int n = 2; n < argc; ++n)
+    if (std::string(argv[n]) == "--mesh") return distgrid::tools::run_bake_mesh(argc, argv);
   const Arguments args = Arguments::parse(
       argc, argv, {"--spec", "--part", "--h", "--band", "--storage", "--bbox", "--threads", "--out"},
       {"--list-parts"});
@@ -257,6 +264,7 @@ int main(int argc, char** argv) {
     if (command == "info") return run_info(argc, argv);
     if (command == "sample") return run_sample(argc, argv);
     if (command == "volume") return run_volume(argc, argv);
+    if (command == "contour") return distgrid::tools::run_contour(argc, argv);
     throw UsageError{"unknown command '" + command + "'"};
   });
 }

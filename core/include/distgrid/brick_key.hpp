@@ -4,6 +4,7 @@
 // Each shifted coordinate lies in [0, 131071] (17 bits), so a key is below 2^51
 // and is exact both as int64 and as an IEEE double.
 #include <array>
+#include <cstddef>
 #include <cstdint>
 
 namespace distgrid {
@@ -49,6 +50,24 @@ constexpr BrickCoord brick_of(std::int64_t key) noexcept {
 /// True when key is one that brick_key can produce.
 constexpr bool brick_key_valid(std::int64_t key) noexcept {
   return key >= 0 && key < kBrickKeyStride * kBrickKeyStride * kBrickKeyStride;
+}
+
+/// World coordinates of a brick's node columns, rows and planes: x[i] = (8*bx + i)*h
+/// (the integer index is exact as a double, then one rounding), likewise y, z.
+struct BrickNodePositions {
+  std::array<double, 8> x{}, y{}, z{};
+};
+
+constexpr BrickNodePositions brick_node_positions(std::int64_t key, double h) noexcept {
+  const BrickCoord b = brick_of(key);
+  BrickNodePositions p;
+  for (std::size_t n = 0; n < 8; ++n) {
+    const auto offset = static_cast<std::int64_t>(n);
+    p.x[n] = static_cast<double>(b.bx * 8 + offset) * h;
+    p.y[n] = static_cast<double>(b.by * 8 + offset) * h;
+    p.z[n] = static_cast<double>(b.bz * 8 + offset) * h;
+  }
+  return p;
 }
 
 /// Brick holding node index i on one axis (floor division by 8).

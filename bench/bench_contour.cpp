@@ -1,0 +1,64 @@
+// Contour benchmarks on the default sphere (radius 1, off the lattice) at h = 1/128,
+// band 3, float and double bricks, one thread. "ns per cell" counts the 512 cells of
+// every computed (stored) brick, the figure the issue budgets.
+#include <benchmark/benchmark.h>
+
+#include <optional>
+
+#include "distgrid/bake.hpp"
+#include "distgrid/contour.hpp"
+#include "distgrid/default_parts.hpp"
+#include "distgrid/field_json.hpp"
+
+namespace {
+
+using namespace distgrid;
+
+constexpr double kH = 1.0 / 128;
+
+template <class S>
+const Grid<S>& sphere_grid() {
+  static const Grid<S> grid =
+      bake(compile_field<S>(default_part("sphere").spec), BakeSettings{kH, 3, std::nullopt, 0});
+  return grid;
+}
+
+template <class S>
+void BM_contour(benchmark::State& state, Mesher mesher, bool manifold) {
+  const Grid<S>& grid = sphere_grid<S>();
+  const ContourOptions options{mesher, manifold};
+  std::size_t triangles = 0;
+  for (auto _ : state) {
+    ContourResult result = contour(grid, options);
+    triangles = result.mesh.triangles.size();
+    benchmark::DoNotOptimize(result.mesh.positions.data());
+  }
+  const auto cells = static_cast<double>(grid.stored_brick_count()) * kBrickNodes;
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(cells));
+  state.counters["ns_per_cell"] =
+      benchmark::Counter(cells, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+  state.counters["triangles"] = static_cast<double>(triangles);
+}
+
+template <class S>
+void BM_surface_nets(benchmark::State& state) {
+  BM_contour<S>(state, Mesher::surface_nets, false);
+}
+template <class S>
+void BM_surface_nets_manifold(benchmark::State& state) {
+  BM_contour<S>(state, Mesher::surface_nets, true);
+}
+template <class S>
+void BM_marching_cubes(benchmark::State& state) {
+  BM_contour<S>(state, Mesher::marching_cubes, false);
+}
+
+// ns_per_cell is shown in seconds per cell (e.g. "4.1n" = 4.1 ns).
+BENCHMARK_TEMPLATE(BM_surface_nets, float)->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(BM_surface_nets, double)->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(BM_surface_nets_manifold, float)->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(BM_marching_cubes, float)->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(BM_marching_cubes, double)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+BENCHMARK_MAIN();

@@ -1,0 +1,837 @@
+// Surface nets and marching cubes over the bricks of a Grid<S> (see contour.hpp).
+//
+// Brick-wise scheme. A "cell brick" C holds the 512 cells whose lowest corner lies in
+// brick C. Cell bricks are visited in descending (bx, by, bz) order, so the cell
+// bricks above C on every axis are done before C. Only cell bricks whose cell corners
+// (local 0..8) have both signs are visited. C reads node values from local -1 to 10
+// on each axis (its cells' corners, 0..8, one more for the corner gradients, and one
+// more for the manifold mode's look at the neighbours of cells at 8) into a dense
+// block, and then:
+//  - surface nets: computes the vertices of its own cells (0..7), takes the vertices
+//    of cells at local 8 from the bricks above, and makes the quads of the grid edges
+//    it owns: along axis a the edges starting at local 0..7 on a and 1..8 on the two
+//    other axes (so the four cells around each lie in 0..8);
+//  - marching cubes: computes the vertices of the grid edges starting in its nodes
+//    (0..7), takes those starting at local 8 from the bricks above, and makes the
+//    triangles of its own cells.
+// Each brick keeps the vertex indices of its lowest layer of cells or edges (local 0
+// on some axis) for the bricks below it; nothing else outlives the brick.
+// Every grid edge and every cell is thus handled by exactly one brick, and every
+// vertex is computed by one function of the node values around it, the same one the
+// dense reference calls, so both give the same coordinates bit for bit.
+#include "distgrid/contour.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "distgrid/detail/contour_cases.hpp"
+#include "distgrid/error.hpp"
+
+namespace distgrid {
+
+Mesher mesher_from_name(std::string_view name) {
+  if (name == "surface-nets") return Mesher::surface_nets;
+  if (name == "marching-cubes") return Mesher::marching_cubes;
+  throw Error(ErrorCode::badarg,
+              "unknown mesher '" + std::string(name) + "' (known: surface-nets, marching-cubes)");
+}
+
+std::string_view mesher_name(Mesher mesher) noexcept {
+  return mesher == Mesher::surface_nets ? "surface-nets" : "marching-cubes";
+}
+
+namespace {
+
+using detail::CellCase;
+using detail::kCellCases;
+using detail::kEdgeCorners;
+using Vec3 = std::array<double, 3>;
+using Coord = std::array<std::int64_t, 3>;
+
+constexpr int corner_offset(int corner, int axis) { return (corner >> axis) & 1; }
+
+/// Node values of a box of nodes, x fastest, with their inside flags (value < 0).
+struct Block {
+  Coord origin{};            // global node index of local (0, 0, 0)
+  std::array<int, 3> size{};
+  std::vector<double> values;
+  std::vector<std::uint8_t> inside;
+
+  void resize(std::array<int, 3> s) {
+    size = s;
+    const auto n = static_cast<std::size_t>(s[0]) * static_cast<std::size_t>(s[1]) * static_cast<std::size_t>(s[2]);
+    values.resize(n);
+    inside.resize(n);
+  }
+  std::ptrdiff_t step(int axis) const noexcept {
+    return axis == 0 ? 1 : (axis == 1 ? size[0] : static_cast<std::ptrdiff_t>(size[0]) * size[1]);
+  }
+  std::ptrdiff_t at(int x, int y, int z) const noexcept {
+    return x + static_cast<std::ptrdiff_t>(size[0]) * (y + static_cast<std::ptrdiff_t>(size[1]) * z);
+  }
+  double value(std::ptrdiff_t n) const noexcept { return values[static_cast<std::size_t>(n)]; }
+  bool is_inside(std::ptrdiff_t n) const noexcept { return inside[static_cast<std::size_t>(n)] != 0; }
+  void finish_flags() {
+    // Through local pointers, so the compiler sees no aliasing and vectorises.
+    const double* v = values.data();
+    std::uint8_t* flags = inside.data();
+    const std::size_t count = values.size();
+    for (std::size_t n = 0; n < count; ++n) flags[n] = v[n] < 0 ? 1 : 0;
+  }
+};
+
+/// Offsets, within a block, of a cell's eight corners from its lowest corner.
+std::array<std::ptrdiff_t, 8> corner_steps(const Block& block) {
+  std::array<std::ptrdiff_t, 8> steps{};
+  for (int c = 0; c < 8; ++c)
+    steps[static_cast<std::size_t>(c)] = corner_offset(c, 0) * block.step(0) + corner_offset(c, 1) * block.step(1) +
+                                         corner_offset(c, 2) * block.step(2);
+  return steps;
+}
+
+unsigned cell_pattern(const Block& block, std::ptrdiff_t n, const std::array<std::ptrdiff_t, 8>& steps) noexcept {
+  unsigned pattern = 0;
+  for (unsigned c = 0; c < 8; ++c) pattern |= static_cast<unsigned>(block.inside[static_cast<std::size_t>(n + steps[c])]) << c;
+  return pattern;
+}
+
+/// Central difference at a node, times 2h (only its direction is used).
+Vec3 node_gradient(const Block& block, std::ptrdiff_t n) noexcept {
+  Vec3 g{};
+  for (int a = 0; a < 3; ++a) g[static_cast<std::size_t>(a)] = block.value(n + block.step(a)) - block.value(n - block.step(a));
+  return g;
+}
+
+Vec3 unit_or_zero(Vec3 v) noexcept {
+  const double length = std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+  if (!(length > 0) || !std::isfinite(length)) return {0, 0, 0};
+  return {v[0] / length, v[1] / length, v[2] / length};
+}
+
+/// Output being built, with the counters of ContourResult.
+struct MeshOut {
+  ContourResult result;
+  std::uint32_t add_vertex(const Vec3& position, const Vec3& normal) {
+    if (result.mesh.positions.size() >= UINT32_MAX)
+      throw Error(ErrorCode::toolarge, "contour: more vertices than 32-bit triangle indices can address");
+    result.mesh.positions.push_back(position);
+    result.mesh.normals.push_back(normal);
+    return static_cast<std::uint32_t>(result.mesh.positions.size() - 1);
+  }
+  void add_triangle(std::uint32_t a, std::uint32_t b, std::uint32_t c) { result.mesh.triangles.push_back({a, b, c}); }
+};
+
+/// The vertex of one piece of a cell's surface (piece < 0: of all its crossings), for
+/// the cell whose lowest corner is node n of the block (global index `global`): at the
+/// mean of the piece's edge crossings, with the normal blended from the corner
+/// gradients by the vertex's trilinear weights.
+std::uint32_t add_piece_vertex(const Block& block, std::ptrdiff_t n, const Coord& global, const CellCase& cell, int piece,
+                               double h, const std::array<std::ptrdiff_t, 8>& steps, MeshOut& out) {
+  std::array<double, 8> d{};
+  for (std::size_t c = 0; c < 8; ++c) d[c] = block.value(n + steps[c]);
+  Vec3 sum{0, 0, 0};
+  int crossings = 0;
+  for (std::size_t e = 0; e < 12; ++e) {
+    const int owner = cell.piece_of_edge[e];
+    if (owner < 0 || (piece >= 0 && owner != piece)) continue;
+    const int a = kEdgeCorners[e][0], b = kEdgeCorners[e][1];
+    const double t = d[static_cast<std::size_t>(a)] / (d[static_cast<std::size_t>(a)] - d[static_cast<std::size_t>(b)]);
+    for (int axis = 0; axis < 3; ++axis) {
+      const bool along = static_cast<int>(e / 4) == axis;
+      sum[static_cast<std::size_t>(axis)] += along ? t : static_cast<double>(corner_offset(a, axis));
+    }
+    ++crossings;
+  }
+  const auto count = static_cast<double>(crossings);
+  const Vec3 local{sum[0] / count, sum[1] / count, sum[2] / count};
+  Vec3 normal{0, 0, 0};
+  for (int c = 0; c < 8; ++c) {
+    double weight = 1;
+    for (int axis = 0; axis < 3; ++axis)
+      weight *= corner_offset(c, axis) ? local[static_cast<std::size_t>(axis)] : 1 - local[static_cast<std::size_t>(axis)];
+    const Vec3 g = node_gradient(block, n + steps[static_cast<std::size_t>(c)]);
+    for (std::size_t axis = 0; axis < 3; ++axis) normal[axis] += weight * g[axis];
+  }
+  Vec3 position{};
+  for (std::size_t axis = 0; axis < 3; ++axis) position[axis] = (static_cast<double>(global[axis]) + local[axis]) * h;
+  return out.add_vertex(position, unit_or_zero(normal));
+}
+
+/// Surface nets: one vertex for all of a cell's crossings, or one per piece when
+/// split (consecutive indices, piece order). Returns the first.
+std::uint32_t add_cell_vertices(const Block& block, std::ptrdiff_t n, const Coord& global, const CellCase& cell,
+                                bool split, double h, const std::array<std::ptrdiff_t, 8>& steps, MeshOut& out) {
+  if (!split) return add_piece_vertex(block, n, global, cell, -1, h, steps, out);
+  const std::uint32_t first = add_piece_vertex(block, n, global, cell, 0, h, steps, out);
+  for (int piece = 1; piece < cell.loop_count; ++piece) add_piece_vertex(block, n, global, cell, piece, h, steps, out);
+  return first;
+}
+
+/// The pieces of the cell at block node n as the manifold mode reads them. With the
+/// plain face rule (inside corners of an ambiguous face separated), a cell whose
+/// inside corners on that face are joined through its own interior has one piece
+/// touching the face twice; if the neighbour across the face does too, the two
+/// pieces' vertices would be joined by four quads (a tube through the face that one
+/// vertex per piece cannot form). Such a face is read the other way, joining its
+/// inside corners; both cells decide from the same values, so they agree.
+const CellCase& manifold_case(const Block& block, std::ptrdiff_t n, unsigned pattern,
+                              const std::array<std::ptrdiff_t, 8>& steps) {
+  const unsigned candidates = detail::kJoinedInsideDiagonals[pattern];
+  if (candidates == 0) return kCellCases[pattern];
+  unsigned join = 0;
+  for (int f = 0; f < 6; ++f) {
+    if (((candidates >> f) & 1u) == 0) continue;
+    const std::ptrdiff_t neighbour = n + ((f & 1) ? 1 : -1) * block.step(f / 2);
+    const unsigned other = cell_pattern(block, neighbour, steps);
+    if ((detail::kJoinedInsideDiagonals[other] >> (f ^ 1)) & 1u) join |= 1u << f;
+  }
+  return join == 0 ? kCellCases[pattern] : detail::cell_case_joined(pattern, join);
+}
+
+/// Marching cubes: the vertex where the grid edge from node n along `axis` crosses
+/// zero, t = d0 / (d0 - d1) from the lower node; normal lerped between the ends.
+std::uint32_t add_edge_vertex(const Block& block, std::ptrdiff_t n, int axis, const Coord& global, double h,
+                              MeshOut& out) {
+  const std::ptrdiff_t m = n + block.step(axis);
+  const double d0 = block.value(n), d1 = block.value(m);
+  const double t = d0 / (d0 - d1);
+  Vec3 position{};
+  for (std::size_t a = 0; a < 3; ++a)
+    position[a] = (static_cast<double>(global[a]) + (static_cast<int>(a) == axis ? t : 0.0)) * h;
+  const Vec3 g0 = node_gradient(block, n), g1 = node_gradient(block, m);
+  Vec3 normal{};
+  for (std::size_t a = 0; a < 3; ++a) normal[a] = g0[a] + (g1[a] - g0[a]) * t;
+  return out.add_vertex(position, unit_or_zero(normal));
+}
+
+double squared_distance(const Vec3& p, const Vec3& q) noexcept {
+  const double x = p[0] - q[0], y = p[1] - q[1], z = p[2] - q[2];
+  return x * x + y * y + z * z;
+}
+
+/// Two triangles for a quad given counter-clockwise, split along the shorter
+/// diagonal; on a tie along q0-q2.
+void add_quad(const std::array<std::uint32_t, 4>& q, MeshOut& out) {
+  const auto& p = out.result.mesh.positions;
+  if (squared_distance(p[q[0]], p[q[2]]) <= squared_distance(p[q[1]], p[q[3]])) {
+    out.add_triangle(q[0], q[1], q[2]);
+    out.add_triangle(q[0], q[2], q[3]);
+  } else {
+    out.add_triangle(q[1], q[2], q[3]);
+    out.add_triangle(q[1], q[3], q[0]);
+  }
+}
+
+/// Id of the cell edge along `axis` whose lowest node is offset (s on the lower other
+/// axis, t on the higher one) from the cell's lowest corner.
+constexpr int cell_edge(int axis, int lower_offset, int higher_offset) { return 4 * axis + lower_offset + 2 * higher_offset; }
+
+/// The quad for a sign-changing grid edge from node p along `axis`. vertex_of(cell,
+/// edge) gives the vertex of cell (offset (s, t) in (u, v) = (axis+1, axis+2) from
+/// p - e_u - e_v) that belongs to that cell's edge id.
+template <class VertexOf>
+void add_edge_quad(int axis, bool lower_end_inside, VertexOf&& vertex_of, MeshOut& out) {
+  const int u = (axis + 1) % 3, v = (axis + 2) % 3;
+  std::array<std::uint32_t, 4> around{};  // cells (0,0), (1,0), (1,1), (0,1) in (u, v)
+  constexpr int offsets[4][2] = {{0, 0}, {1, 0}, {1, 1}, {0, 1}};
+  for (std::size_t k = 0; k < 4; ++k) {
+    const int s = offsets[k][0], t = offsets[k][1];
+    // The edge sits at offsets (1 - s, 1 - t) on (u, v) from this cell's lowest corner.
+    const int on_u = 1 - s, on_v = 1 - t;
+    const int edge = u < v ? cell_edge(axis, on_u, on_v) : cell_edge(axis, on_v, on_u);
+    around[k] = vertex_of(s, t, edge);
+  }
+  // (u, v, axis) is right-handed, so this order faces +axis: right when the outside is there.
+  if (lower_end_inside)
+    add_quad(around, out);
+  else
+    add_quad({around[0], around[3], around[2], around[1]}, out);
+}
+
+// Which signs occur among some nodes: bit set.
+constexpr std::uint8_t kHasInside = 1, kHasOutside = 2;
+
+/// Signs among a brick's nodes, and among its faces x = 0, y = 0, z = 0.
+struct SignSets {
+  std::uint8_t all = 0;
+  std::array<std::uint8_t, 3> low_face{};
+};
+
+template <class S>
+class BrickMesher {
+ public:
+  BrickMesher(const Grid<S>& grid, const ContourOptions& options) : grid_(grid), options_(options) {
+    block_.resize({12, 12, 12});
+    steps_ = corner_steps(block_);
+    const auto& keys = grid.stored_keys();
+    stored_signs_.resize(keys.size());
+    for (std::size_t slot = 0; slot < keys.size(); ++slot) {
+      const S* values = grid.brick_values(slot);
+      SignSets& signs = stored_signs_[slot];
+      // Count inside nodes (branch-free, so it vectorises); faces from their rows.
+      int inside_all = 0, inside_x0 = 0, inside_y0 = 0, inside_z0 = 0;
+      for (int n = 0; n < kBrickNodes; ++n) inside_all += values[n] < 0;
+      for (int n = 0; n < kBrickNodes; n += 8) inside_x0 += values[n] < 0;
+      for (int z = 0; z < 8; ++z)
+        for (int x = 0; x < 8; ++x) inside_y0 += values[64 * z + x] < 0;
+      for (int n = 0; n < 64; ++n) inside_z0 += values[n] < 0;
+      const auto sets = [](int inside_count, int total) {
+        return static_cast<std::uint8_t>((inside_count > 0 ? kHasInside : 0) | (inside_count < total ? kHasOutside : 0));
+      };
+      signs.all = sets(inside_all, kBrickNodes);
+      signs.low_face = {sets(inside_x0, 64), sets(inside_y0, 64), sets(inside_z0, 64)};
+    }
+    build_lookup();
+  }
+
+  void build_lookup() {
+    const auto& stored = grid_.stored_keys();
+    const auto& inside = grid_.inside_keys();
+    if (stored.empty() && inside.empty()) return;
+    Coord lo{}, hi{};
+    bool first = true;
+    for (const auto* keys : {&stored, &inside})
+      for (std::int64_t key : *keys) {
+        const BrickCoord b = brick_of(key);
+        const Coord bc{b.bx, b.by, b.bz};
+        for (std::size_t a = 0; a < 3; ++a) {
+          lo[a] = first ? bc[a] : std::min(lo[a], bc[a]);
+          hi[a] = first ? bc[a] : std::max(hi[a], bc[a]);
+        }
+        first = false;
+      }
+    double cells = 1;
+    for (std::size_t a = 0; a < 3; ++a) cells *= static_cast<double>(hi[a] - lo[a] + 1);
+    if (cells > static_cast<double>(1 << 24) || stored.size() > static_cast<std::size_t>(INT32_MAX)) return;
+    lookup_lo_ = lo;
+    for (std::size_t a = 0; a < 3; ++a) lookup_size_[a] = hi[a] - lo[a] + 1;
+    lookup_.assign(static_cast<std::size_t>(cells), kAbsentBrick);
+    const auto index = [&](std::int64_t key) {
+      const BrickCoord b = brick_of(key);
+      return static_cast<std::size_t>((b.bx - lo[0]) + lookup_size_[0] * ((b.by - lo[1]) + lookup_size_[1] * (b.bz - lo[2])));
+    };
+    for (std::size_t slot = 0; slot < stored.size(); ++slot) lookup_[index(stored[slot])] = static_cast<std::int32_t>(slot);
+    for (std::int64_t key : inside) lookup_[index(key)] = kInsideBrick;
+  }
+
+  ContourResult run() {
+    plan_cell_bricks();
+    // A smooth surface makes about 6 vertices and 12 triangles per 8 x 8 face of a
+    // brick it crosses; reserving that avoids most regrowth of the output.
+    const std::size_t expected_vertices = cell_bricks_.size() * 6 * 8;
+    out_.result.mesh.positions.reserve(expected_vertices);
+    out_.result.mesh.normals.reserve(expected_vertices);
+    out_.result.mesh.triangles.reserve(2 * expected_vertices);
+    const std::size_t channels = options_.mesher == Mesher::surface_nets ? 1 : 3;
+    shells_.assign(cell_bricks_.size() * channels * kShellSize, 0);
+    for (std::size_t at = 0; at < cell_bricks_.size(); ++at) {
+      if (at + 1 < cell_bricks_.size()) prefetch(cell_bricks_[at + 1]);
+      gather(cell_bricks_[at]);
+      if (options_.mesher == Mesher::surface_nets)
+        surface_nets_brick(at);
+      else
+        marching_cubes_brick(at);
+      ++out_.result.bricks_meshed;
+      out_.result.cells_visited += kBrickNodes;
+    }
+    return std::move(out_.result);
+  }
+
+ private:
+  static constexpr std::size_t kShellSize = 3 * 64;  // faces x = 0, y = 0, z = 0 of 8 x 8
+  static constexpr int kTable = 9;                   // local cells or edge starts 0..8
+
+  struct Source {
+    const S* values = nullptr;
+    double fill = 0;
+    SignSets signs;
+  };
+  Source source(const Coord& b) const {
+    constexpr SignSets outside{kHasOutside, {kHasOutside, kHasOutside, kHasOutside}};
+    constexpr SignSets inside{kHasInside, {kHasInside, kHasInside, kHasInside}};
+    if (!lookup_.empty()) {
+      std::size_t at = 0;
+      for (std::size_t a = 3; a-- > 0;) {
+        const std::int64_t offset = b[a] - lookup_lo_[a];
+        if (offset < 0 || offset >= lookup_size_[a]) return {nullptr, grid_.band_width(), outside};
+        at = at * static_cast<std::size_t>(lookup_size_[a]) + static_cast<std::size_t>(offset);
+      }
+      const std::int32_t slot = lookup_[at];
+      if (slot >= 0)
+        return {grid_.brick_values(static_cast<std::size_t>(slot)), 0, stored_signs_[static_cast<std::size_t>(slot)]};
+      if (slot == kInsideBrick) return {nullptr, -grid_.band_width(), inside};
+      return {nullptr, grid_.band_width(), outside};
+    }
+    for (std::int64_t c : b)
+      if (!brick_coord_in_range(c)) return {nullptr, grid_.band_width(), outside};
+    const std::int64_t key = brick_key(b[0], b[1], b[2]);
+    if (const S* values = grid_.find_brick(key)) {
+      const auto slot = static_cast<std::size_t>(values - grid_.brick_values(0)) / kBrickNodes;
+      return {values, 0, stored_signs_[slot]};
+    }
+    if (grid_.is_inside(key)) return {nullptr, -grid_.band_width(), inside};
+    return {nullptr, grid_.band_width(), outside};
+  }
+
+  /// Cell bricks whose cells' corners (local 0..8: the brick and the lowest node
+  /// layers of the bricks above) have both signs, in descending order. Enumerated
+  /// from the bricks below every stored brick and every inside brick that touches
+  /// an absent one, a superset of them.
+  void plan_cell_bricks() {
+    const auto keep_if_mixed = [&](const Coord& c) {
+      std::uint8_t signs = source(c).signs.all;
+      for (int d = 1; d < 8 && signs != (kHasInside | kHasOutside); ++d) {
+        // Nodes at local 8 on the axes in d lie on the lowest layer of that brick,
+        // within its face normal to the first such axis.
+        const int face = (d & 1) ? 0 : ((d & 2) ? 1 : 2);
+        signs |= source({c[0] + corner_offset(d, 0), c[1] + corner_offset(d, 1), c[2] + corner_offset(d, 2)})
+                     .signs.low_face[static_cast<std::size_t>(face)];
+      }
+      if (signs == (kHasInside | kHasOutside)) cell_bricks_.push_back(c);
+    };
+    if (!lookup_.empty()) {
+      // Every cell brick from the extent's lowest corner - 1 to its highest, descending.
+      for (std::int64_t x = lookup_lo_[0] + lookup_size_[0] - 1; x >= lookup_lo_[0] - 1; --x)
+        for (std::int64_t y = lookup_lo_[1] + lookup_size_[1] - 1; y >= lookup_lo_[1] - 1; --y)
+          for (std::int64_t z = lookup_lo_[2] + lookup_size_[2] - 1; z >= lookup_lo_[2] - 1; --z) keep_if_mixed({x, y, z});
+      return;
+    }
+    std::vector<Coord> candidates;
+    const auto add_below = [&](const BrickCoord& b) {
+      for (int d = 0; d < 8; ++d)
+        candidates.push_back({b.bx - corner_offset(d, 0), b.by - corner_offset(d, 1), b.bz - corner_offset(d, 2)});
+    };
+    for (std::int64_t key : grid_.stored_keys()) add_below(brick_of(key));
+    for (std::int64_t key : grid_.inside_keys()) {
+      const BrickCoord b = brick_of(key);
+      bool touches_outside = false;
+      for (int dz = -1; dz <= 1 && !touches_outside; ++dz)
+        for (int dy = -1; dy <= 1 && !touches_outside; ++dy)
+          for (int dx = -1; dx <= 1 && !touches_outside; ++dx)
+            touches_outside = source({b.bx + dx, b.by + dy, b.bz + dz}).signs.all == kHasOutside;
+      if (touches_outside) add_below(b);
+    }
+    std::sort(candidates.begin(), candidates.end(), std::greater<>());
+    candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
+    for (const Coord& c : candidates) keep_if_mixed(c);
+  }
+
+  /// Starts loading the values of the 27 bricks the gather of cell brick c reads: a
+  /// hint that overlaps memory latency with the work on the brick before; no effect
+  /// on results.
+  void prefetch(const Coord& c) const {
+    for (int d = 0; d < 27; ++d) {
+      const Source src = source({c[0] + d % 3 - 1, c[1] + (d / 3) % 3 - 1, c[2] + d / 9 - 1});
+      if (src.values == nullptr) continue;
+      const auto* bytes = reinterpret_cast<const char*>(src.values);
+      for (std::size_t offset = 0; offset < kBrickNodes * sizeof(S); offset += 64) __builtin_prefetch(bytes + offset);
+    }
+  }
+
+  /// Node values of local -1..10 around cell brick c into block_ (10: the manifold
+  /// mode reads the neighbours of cells at local 8).
+  void gather(const Coord& c) {
+    for (std::size_t a = 0; a < 3; ++a) block_.origin[a] = c[a] * 8 - 1;
+    // Block row (y, z) at local -1..10 takes node 7 of the brick below on x, nodes
+    // 0..7 of the middle one and 0..2 of the one above, from the bricks at that row's
+    // (y, z) brick offsets.
+    std::array<Source, 27> sources;
+    for (int d = 0; d < 27; ++d)
+      sources[static_cast<std::size_t>(d)] = source({c[0] + d % 3 - 1, c[1] + (d / 3) % 3 - 1, c[2] + d / 9 - 1});
+    const auto brick_part = [](int block_index, int& node) {  // which brick offset (0..2), node within it
+      if (block_index == 0) {
+        node = 7;
+        return 0;
+      }
+      if (block_index <= 8) {
+        node = block_index - 1;
+        return 1;
+      }
+      node = block_index - 9;
+      return 2;
+    };
+    for (int z = 0; z < 12; ++z) {
+      int node_z = 0;
+      const int dz = brick_part(z, node_z);
+      for (int y = 0; y < 12; ++y) {
+        int node_y = 0;
+        const int dy = brick_part(y, node_y);
+        double* row = block_.values.data() + block_.at(0, y, z);
+        const int row_offset = 8 * node_y + 64 * node_z;
+        const Source* src = &sources[static_cast<std::size_t>(3 * dy + 9 * dz)];
+        row[0] = src[0].values ? static_cast<double>(src[0].values[row_offset + 7]) : src[0].fill;
+        if (src[1].values) {
+          for (int x = 0; x < 8; ++x) row[1 + x] = static_cast<double>(src[1].values[row_offset + x]);
+        } else {
+          for (int x = 0; x < 8; ++x) row[1 + x] = src[1].fill;
+        }
+        if (src[2].values) {
+          for (int x = 0; x < 3; ++x) row[9 + x] = static_cast<double>(src[2].values[row_offset + x]);
+        } else {
+          for (int x = 0; x < 3; ++x) row[9 + x] = src[2].fill;
+        }
+      }
+    }
+    block_.finish_flags();
+    // Signs along each node row at local 0..8 (block 1..9), so rows of cells or
+    // edges without a sign change are passed over whole.
+    for (int z = 0; z < 12; ++z)
+      for (int y = 0; y < 12; ++y) {
+        const std::uint8_t* flags = block_.inside.data() + block_.at(1, y, z);
+        int inside_count = 0;
+        for (int x = 0; x < 9; ++x) inside_count += flags[x];
+        row_signs_[static_cast<std::size_t>(y + 12 * z)] =
+            static_cast<std::uint8_t>((inside_count > 0 ? kHasInside : 0) | (inside_count < 9 ? kHasOutside : 0));
+      }
+  }
+
+  /// Signs along the node row at local (y, z), x = 0..8.
+  std::uint8_t row_signs(int y, int z) const { return row_signs_[static_cast<std::size_t>(y + 1 + 12 * (z + 1))]; }
+  /// True when the cells of local row (y, z) may change sign.
+  bool cell_row_mixed(int y, int z) const {
+    return (row_signs(y, z) | row_signs(y + 1, z) | row_signs(y, z + 1) | row_signs(y + 1, z + 1)) ==
+           (kHasInside | kHasOutside);
+  }
+
+  /// Position in cell_bricks_ of the brick at c + offset, or -1 when it was skipped.
+  std::ptrdiff_t position_of(const Coord& c, int dx, int dy, int dz) const {
+    const Coord want{c[0] + dx, c[1] + dy, c[2] + dz};
+    const auto it = std::lower_bound(cell_bricks_.begin(), cell_bricks_.end(), want, std::greater<>());
+    if (it == cell_bricks_.end() || *it != want) return -1;
+    return it - cell_bricks_.begin();
+  }
+
+  static std::size_t table_index(int x, int y, int z) {
+    return static_cast<std::size_t>(x + kTable * (y + kTable * z));
+  }
+
+  /// Shell slot of local (x, y, z) with at least one coordinate 0.
+  static std::size_t shell_index(int x, int y, int z) {
+    if (x == 0) return static_cast<std::size_t>(y + 8 * z);
+    if (y == 0) return static_cast<std::size_t>(64 + x + 8 * z);
+    return static_cast<std::size_t>(128 + x + 8 * y);
+  }
+
+  /// Copies, for each channel, entries at local 8 on some axis from the bricks above
+  /// into table (channel-major, 9^3 each); saves this brick's own shell afterwards.
+  void fill_from_above(std::size_t at, std::size_t channels, std::vector<std::uint32_t>& table) const {
+    const Coord& c = cell_bricks_[at];
+    std::array<std::ptrdiff_t, 8> above{};
+    for (int d = 1; d < 8; ++d)
+      above[static_cast<std::size_t>(d)] = position_of(c, corner_offset(d, 0), corner_offset(d, 1), corner_offset(d, 2));
+    for (int z = 0; z <= 8; ++z)
+      for (int y = 0; y <= 8; ++y)
+        for (int x = (y == 8 || z == 8) ? 0 : 8; x <= 8; ++x) {
+          const int d = (x == 8 ? 1 : 0) + (y == 8 ? 2 : 0) + (z == 8 ? 4 : 0);
+          const std::ptrdiff_t from = above[static_cast<std::size_t>(d)];
+          if (from < 0) continue;  // no surface there: never read
+          const std::size_t slot = shell_index(x & 7, y & 7, z & 7);
+          for (std::size_t ch = 0; ch < channels; ++ch)
+            table[ch * 729 + table_index(x, y, z)] =
+                shells_[(static_cast<std::size_t>(from) * channels + ch) * kShellSize + slot];
+        }
+  }
+
+  void save_shell(std::size_t at, std::size_t channels, const std::vector<std::uint32_t>& table) {
+    for (int z = 0; z < 8; ++z)
+      for (int y = 0; y < 8; ++y)
+        for (int x = 0; x < 8; x = (y == 0 || z == 0) ? x + 1 : 8) {
+          const std::size_t slot = shell_index(x, y, z);
+          for (std::size_t ch = 0; ch < channels; ++ch)
+            shells_[(at * channels + ch) * kShellSize + slot] = table[ch * 729 + table_index(x, y, z)];
+        }
+  }
+
+  void surface_nets_brick(std::size_t at) {
+    const Coord& c = cell_bricks_[at];
+    const bool split = options_.manifold;
+    table_.resize(729);
+    // Vertices of own cells (block local = cell local + 1).
+    for (int z = 0; z < 8; ++z)
+      for (int y = 0; y < 8; ++y) {
+        if (!cell_row_mixed(y, z)) continue;
+        for (int x = 0; x < 8; ++x) {
+          const std::ptrdiff_t n = block_.at(x + 1, y + 1, z + 1);
+          const unsigned pattern = cell_pattern(block_, n, steps_);
+          if (pattern == 0 || pattern == 255) continue;
+          const CellCase& cell = split ? manifold_case(block_, n, pattern, steps_) : kCellCases[pattern];
+          if (cell.loop_count > 1) ++out_.result.split_cells;
+          const Coord global{c[0] * 8 + x, c[1] * 8 + y, c[2] * 8 + z};
+          table_[table_index(x, y, z)] = add_cell_vertices(block_, n, global, cell, split, grid_.h(), steps_, out_);
+        }
+      }
+    save_shell(at, 1, table_);
+    fill_from_above(at, 1, table_);
+    // Quads of owned edges: start at 0..7 along the axis, 1..8 on the other two.
+    const std::uint8_t* inside = block_.inside.data();
+    for (int axis = 0; axis < 3; ++axis) {
+      const int u = (axis + 1) % 3, v = (axis + 2) % 3;
+      const std::ptrdiff_t step = block_.step(axis);
+      std::array<int, 3> lo{1, 1, 1}, hi{8, 8, 8};
+      lo[static_cast<std::size_t>(axis)] = 0;
+      hi[static_cast<std::size_t>(axis)] = 7;
+      for (int z = lo[2]; z <= hi[2]; ++z)
+        for (int y = lo[1]; y <= hi[1]; ++y) {
+          // The edges of this row join node rows (y, z) and the next one on the axis.
+          const std::uint8_t signs =
+              row_signs(y, z) | row_signs(y + (axis == 1 ? 1 : 0), z + (axis == 2 ? 1 : 0));
+          if (signs != (kHasInside | kHasOutside)) continue;
+          const std::ptrdiff_t row = block_.at(1, y + 1, z + 1);
+          for (int x = lo[0]; x <= hi[0]; ++x) {
+            const std::ptrdiff_t n = row + x;
+            const std::uint8_t here = inside[n];
+            if (here == inside[n + step]) continue;
+            const std::array<int, 3> p{x, y, z};
+            add_edge_quad(
+                axis, here != 0,
+                [&](int s, int t, int edge) {
+                  std::array<int, 3> q = p;
+                  q[static_cast<std::size_t>(u)] -= 1 - s;
+                  q[static_cast<std::size_t>(v)] -= 1 - t;
+                  const std::uint32_t base = table_[table_index(q[0], q[1], q[2])];
+                  if (!split) return base;
+                  const std::ptrdiff_t m = block_.at(q[0] + 1, q[1] + 1, q[2] + 1);
+                  const CellCase& cell = manifold_case(block_, m, cell_pattern(block_, m, steps_), steps_);
+                  return base + static_cast<std::uint32_t>(cell.piece_of_edge[static_cast<std::size_t>(edge)]);
+                },
+                out_);
+          }
+        }
+    }
+  }
+
+  void marching_cubes_brick(std::size_t at) {
+    const Coord& c = cell_bricks_[at];
+    table_.resize(3 * 729);
+    // Vertices of the edges starting at own nodes 0..7.
+    for (int z = 0; z < 8; ++z)
+      for (int y = 0; y < 8; ++y) {
+        if ((row_signs(y, z) | row_signs(y + 1, z) | row_signs(y, z + 1)) != (kHasInside | kHasOutside)) continue;
+        for (int x = 0; x < 8; ++x) {
+          const std::ptrdiff_t n = block_.at(x + 1, y + 1, z + 1);
+          const bool here = block_.is_inside(n);
+          for (int axis = 0; axis < 3; ++axis) {
+            if (here == block_.is_inside(n + block_.step(axis))) continue;
+            const Coord global{c[0] * 8 + x, c[1] * 8 + y, c[2] * 8 + z};
+            table_[static_cast<std::size_t>(axis) * 729 + table_index(x, y, z)] =
+                add_edge_vertex(block_, n, axis, global, grid_.h(), out_);
+          }
+        }
+      }
+    save_shell(at, 3, table_);
+    fill_from_above(at, 3, table_);
+    for (int z = 0; z < 8; ++z)
+      for (int y = 0; y < 8; ++y) {
+        if (!cell_row_mixed(y, z)) continue;
+        for (int x = 0; x < 8; ++x) {
+          const std::ptrdiff_t n = block_.at(x + 1, y + 1, z + 1);
+          const unsigned pattern = cell_pattern(block_, n, steps_);
+          if (pattern == 0 || pattern == 255) continue;
+          add_cell_triangles(
+              pattern,
+              [&](int edge) {
+                const int base = kEdgeCorners[static_cast<std::size_t>(edge)][0];
+                return table_[static_cast<std::size_t>(edge / 4) * 729 +
+                              table_index(x + corner_offset(base, 0), y + corner_offset(base, 1), z + corner_offset(base, 2))];
+              },
+              [&](int piece) {
+                const Coord global{c[0] * 8 + x, c[1] * 8 + y, c[2] * 8 + z};
+                return add_piece_vertex(block_, n, global, kCellCases[pattern], piece, grid_.h(), steps_, out_);
+              });
+        }
+      }
+  }
+
+ public:
+  /// Marching cubes triangles of one cell: a fan over each loop of its case.
+  template <class VertexOfEdge, class CentreOf>
+  static void add_cell_triangles(unsigned pattern, VertexOfEdge&& vertex_of_edge, CentreOf&& centre_of, MeshOut& out,
+                                 std::size_t& split_cells) {
+    const CellCase& cell = kCellCases[pattern];
+    if (cell.loop_count > 1) ++split_cells;
+    for (std::size_t loop = 0; loop < cell.loop_count; ++loop) {
+      const std::size_t begin = cell.loop_begin[loop], size = cell.loop_size[loop];
+      if (cell.loop_needs_centre[loop]) {
+        const std::uint32_t centre = centre_of(static_cast<int>(loop));
+        for (std::size_t k = 0; k < size; ++k)
+          out.add_triangle(centre, vertex_of_edge(cell.loop_edges[begin + k]),
+                           vertex_of_edge(cell.loop_edges[begin + (k + 1) % size]));
+        continue;
+      }
+      const std::uint32_t first = vertex_of_edge(cell.loop_edges[begin]);
+      std::uint32_t previous = vertex_of_edge(cell.loop_edges[begin + 1]);
+      for (std::size_t k = 2; k < size; ++k) {
+        const std::uint32_t next = vertex_of_edge(cell.loop_edges[begin + k]);
+        out.add_triangle(first, previous, next);
+        previous = next;
+      }
+    }
+  }
+
+ private:
+  template <class VertexOfEdge, class CentreOf>
+  void add_cell_triangles(unsigned pattern, VertexOfEdge&& vertex_of_edge, CentreOf&& centre_of) {
+    add_cell_triangles(pattern, vertex_of_edge, centre_of, out_, out_.result.split_cells);
+  }
+
+  const Grid<S>& grid_;
+  ContourOptions options_;
+  std::vector<SignSets> stored_signs_;
+  // Brick slots over the bricks' extent, x fastest (kAbsentBrick, kInsideBrick or a
+  // stored slot), when that box is small enough; else empty and the grid's index is used.
+  static constexpr std::int32_t kAbsentBrick = -1, kInsideBrick = -2;
+  std::vector<std::int32_t> lookup_;
+  Coord lookup_lo_{}, lookup_size_{};
+  std::vector<Coord> cell_bricks_;
+  std::vector<std::uint32_t> shells_;
+  std::vector<std::uint32_t> table_;
+  Block block_;
+  std::array<std::uint8_t, 144> row_signs_{};  // per block row (y + 12 z), see gather
+  std::array<std::ptrdiff_t, 8> steps_{};
+  MeshOut out_;
+};
+
+}  // namespace
+
+template <class S>
+ContourResult contour(const Grid<S>& grid, const ContourOptions& options) {
+  return BrickMesher<S>(grid, options).run();
+}
+
+namespace detail {
+
+const CellCase& cell_case_joined(unsigned pattern, unsigned join_faces) {
+  static const std::vector<CellCase> table = [] {
+    std::vector<CellCase> cases(256 * 64);
+    for (unsigned p = 0; p < 256; ++p)
+      for (unsigned mask = 0; mask < 64; ++mask)
+        if ((mask & ~static_cast<unsigned>(kAmbiguousFaces[p])) == 0) cases[p * 64 + mask] = make_cell_case(p, mask);
+    return cases;
+  }();
+  return table[pattern * 64 + (join_faces & kAmbiguousFaces[pattern])];
+}
+
+template <class S>
+ContourResult contour_dense(const Grid<S>& grid, const ContourOptions& options) {
+  MeshOut out;
+  std::vector<std::int64_t> keys = grid.stored_keys();
+  keys.insert(keys.end(), grid.inside_keys().begin(), grid.inside_keys().end());
+  if (keys.empty()) return std::move(out.result);
+  Coord lo{}, hi{};
+  for (std::size_t n = 0; n < keys.size(); ++n) {
+    const BrickCoord b = brick_of(keys[n]);
+    const Coord bc{b.bx, b.by, b.bz};
+    for (std::size_t a = 0; a < 3; ++a) {
+      lo[a] = n == 0 ? bc[a] : std::min(lo[a], bc[a]);
+      hi[a] = n == 0 ? bc[a] : std::max(hi[a], bc[a]);
+    }
+  }
+  // Cells from (lo - 1) * 8 to (hi + 1) * 8 + 7; nodes one further on each side.
+  Block block;
+  std::array<int, 3> cells{};
+  for (std::size_t a = 0; a < 3; ++a) {
+    cells[a] = static_cast<int>((hi[a] - lo[a] + 3) * 8);
+    block.origin[a] = (lo[a] - 1) * 8 - 1;
+  }
+  block.resize({cells[0] + 3, cells[1] + 3, cells[2] + 3});
+  for (int z = 0; z < block.size[2]; ++z)
+    for (int y = 0; y < block.size[1]; ++y)
+      for (int x = 0; x < block.size[0]; ++x)
+        block.values[static_cast<std::size_t>(block.at(x, y, z))] =
+            grid.node(block.origin[0] + x, block.origin[1] + y, block.origin[2] + z);
+  block.finish_flags();
+  const auto steps = corner_steps(block);
+  const auto cell_count = static_cast<std::size_t>(cells[0]) * static_cast<std::size_t>(cells[1]) * static_cast<std::size_t>(cells[2]);
+  const auto cell_index = [&](int x, int y, int z) {
+    return static_cast<std::size_t>(x) + static_cast<std::size_t>(cells[0]) * (static_cast<std::size_t>(y) + static_cast<std::size_t>(cells[1]) * static_cast<std::size_t>(z));
+  };
+  const auto global = [&](int x, int y, int z) { return Coord{block.origin[0] + 1 + x, block.origin[1] + 1 + y, block.origin[2] + 1 + z}; };
+  out.result.cells_visited = cell_count;
+  if (options.mesher == Mesher::surface_nets) {
+    std::vector<std::uint32_t> vertex(cell_count, 0);
+    for (int z = 0; z < cells[2]; ++z)
+      for (int y = 0; y < cells[1]; ++y)
+        for (int x = 0; x < cells[0]; ++x) {
+          const std::ptrdiff_t n = block.at(x + 1, y + 1, z + 1);
+          const unsigned pattern = cell_pattern(block, n, steps);
+          if (pattern == 0 || pattern == 255) continue;
+          const CellCase& cell = options.manifold ? manifold_case(block, n, pattern, steps) : kCellCases[pattern];
+          if (cell.loop_count > 1) ++out.result.split_cells;
+          vertex[cell_index(x, y, z)] = add_cell_vertices(block, n, global(x, y, z), cell, options.manifold, grid.h(), steps, out);
+        }
+    for (int z = 0; z < cells[2]; ++z)
+      for (int y = 0; y < cells[1]; ++y)
+        for (int x = 0; x < cells[0]; ++x) {
+          const std::array<int, 3> p{x, y, z};
+          const std::ptrdiff_t n = block.at(x + 1, y + 1, z + 1);
+          for (int axis = 0; axis < 3; ++axis) {
+            const int u = (axis + 1) % 3, v = (axis + 2) % 3;
+            if (p[static_cast<std::size_t>(u)] == 0 || p[static_cast<std::size_t>(v)] == 0) continue;
+            const bool here = block.is_inside(n);
+            if (here == block.is_inside(n + block.step(axis))) continue;
+            add_edge_quad(
+                axis, here,
+                [&](int s, int t, int edge) {
+                  std::array<int, 3> q = p;
+                  q[static_cast<std::size_t>(u)] -= 1 - s;
+                  q[static_cast<std::size_t>(v)] -= 1 - t;
+                  const std::uint32_t base = vertex[cell_index(q[0], q[1], q[2])];
+                  if (!options.manifold) return base;
+                  const std::ptrdiff_t m = block.at(q[0] + 1, q[1] + 1, q[2] + 1);
+                  const CellCase& cell = manifold_case(block, m, cell_pattern(block, m, steps), steps);
+                  return base + static_cast<std::uint32_t>(cell.piece_of_edge[static_cast<std::size_t>(edge)]);
+                },
+                out);
+          }
+        }
+  } else {
+    // Edge starts at nodes 0..cells (local to the cells) on each axis.
+    const std::array<int, 3> nodes{cells[0] + 1, cells[1] + 1, cells[2] + 1};
+    const auto edge_index = [&](int axis, int x, int y, int z) {
+      return static_cast<std::size_t>(axis) * static_cast<std::size_t>(nodes[0]) * static_cast<std::size_t>(nodes[1]) * static_cast<std::size_t>(nodes[2]) +
+             static_cast<std::size_t>(x) + static_cast<std::size_t>(nodes[0]) * (static_cast<std::size_t>(y) + static_cast<std::size_t>(nodes[1]) * static_cast<std::size_t>(z));
+    };
+    std::vector<std::uint32_t> vertex(3 * static_cast<std::size_t>(nodes[0]) * static_cast<std::size_t>(nodes[1]) * static_cast<std::size_t>(nodes[2]), 0);
+    for (int z = 0; z < nodes[2]; ++z)
+      for (int y = 0; y < nodes[1]; ++y)
+        for (int x = 0; x < nodes[0]; ++x) {
+          const std::ptrdiff_t n = block.at(x + 1, y + 1, z + 1);
+          const std::array<int, 3> p{x, y, z};
+          for (int axis = 0; axis < 3; ++axis) {
+            if (p[static_cast<std::size_t>(axis)] == nodes[static_cast<std::size_t>(axis)] - 1) continue;
+            if (block.is_inside(n) == block.is_inside(n + block.step(axis))) continue;
+            vertex[edge_index(axis, x, y, z)] = add_edge_vertex(block, n, axis, global(x, y, z), grid.h(), out);
+          }
+        }
+    for (int z = 0; z < cells[2]; ++z)
+      for (int y = 0; y < cells[1]; ++y)
+        for (int x = 0; x < cells[0]; ++x) {
+          const std::ptrdiff_t n = block.at(x + 1, y + 1, z + 1);
+          const unsigned pattern = cell_pattern(block, n, steps);
+          if (pattern == 0 || pattern == 255) continue;
+          BrickMesher<S>::add_cell_triangles(
+              pattern,
+              [&](int edge) {
+                const int base = kEdgeCorners[static_cast<std::size_t>(edge)][0];
+                return vertex[edge_index(edge / 4, x + corner_offset(base, 0), y + corner_offset(base, 1), z + corner_offset(base, 2))];
+              },
+              [&](int piece) { return add_piece_vertex(block, n, global(x, y, z), kCellCases[pattern], piece, grid.h(), steps, out); },
+              out, out.result.split_cells);
+        }
+  }
+  return std::move(out.result);
+}
+
+template ContourResult contour_dense<float>(const Grid<float>&, const ContourOptions&);
+template ContourResult contour_dense<double>(const Grid<double>&, const ContourOptions&);
+
+}  // namespace detail
+
+template ContourResult contour<float>(const Grid<float>&, const ContourOptions&);
+template ContourResult contour<double>(const Grid<double>&, const ContourOptions&);
+
+}  // namespace distgrid

@@ -1,0 +1,231 @@
+#include "distgrid/mesh_prepare.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <numeric>
+#include <string>
+#include <unordered_map>
+
+#include "distgrid/error.hpp"
+
+namespace distgrid {
+namespace {
+
+using detail::cross3;
+using detail::dot3;
+using detail::sub3;
+
+struct PositionBits {
+  std::array<std::uint64_t, 3> bits;
+  friend bool operator==(const PositionBits&, const PositionBits&) = default;
+};
+
+struct PositionBitsHash {
+  std::size_t operator()(const PositionBits& p) const noexcept {
+    std::uint64_t h = 0x9E3779B97F4A7C15ull;
+    for (std::uint64_t b : p.bits) h = (h ^ b) * 0xBF58476D1CE4E5B9ull;
+    return static_cast<std::size_t>(h ^ (h >> 31));
+  }
+};
+
+/// Bit pattern with -0 mapped to +0, so the two weld together; equal finite doubles have equal bits otherwise.
+PositionBits bits_of(const Vec3& p) noexcept {
+  PositionBits out{};
+  for (std::size_t a = 0; a < 3; ++a) {
+    const double v = p[a] + 0.0;  // -0 + 0 is +0
+    std::memcpy(&out.bits[a], &v, sizeof v);
+  }
+  return out;
+}
+
+std::string corner_text(const PreparedMesh& mesh, std::uint32_t corner) {
+  const Vec3& p = mesh.positions[corner];
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "%u (%.17g, %.17g, %.17g)", corner, p[0], p[1], p[2]);
+  return buf;
+}
+
+std::uint32_t find_root(std::vector<std::uint32_t>& parent, std::uint32_t x) {
+  while (parent[x] != x) {
+    parent[x] = parent[parent[x]];
+    x = parent[x];
+  }
+  return x;
+}
+
+Vec3 unit(const Vec3& v) noexcept {
+  const double length = std::sqrt(dot3(v, v));
+  return {v[0] / length, v[1] / length, v[2] / length};
+}
+
+}  // namespace
+
+TriangleMesh weld_corners(const TriangleMesh& mesh, const std::string& source) {
+  for (std::size_t v = 0; v < mesh.positions.size(); ++v)
+    for (double c : mesh.positions[v])
+      if (!std::isfinite(c)) throw Error(ErrorCode::badmesh, source + ": corner " + std::to_string(v) + " is not finite");
+  TriangleMesh out;
+  out.triangles.reserve(mesh.triangles.size());
+  std::unordered_map<PositionBits, std::uint32_t, PositionBitsHash> welded;
+  std::vector<std::uint32_t> remap(mesh.positions.size(), 0xFFFFFFFFu);
+  for (std::size_t t = 0; t < mesh.triangles.size(); ++t) {
+    std::array<std::uint32_t, 3> tri{};
+    for (std::size_t c = 0; c < 3; ++c) {
+      const std::uint32_t v = mesh.triangles[t][c];
+      if (v >= mesh.positions.size())
+        throw Error(ErrorCode::badmesh, source + ": triangle " + std::to_string(t) + " uses corner " + std::to_string(v) +
+                                            " of " + std::to_string(mesh.positions.size()));
+      if (remap[v] == 0xFFFFFFFFu) {
+        const auto [at, inserted] = welded.try_emplace(bits_of(mesh.positions[v]), static_cast<std::uint32_t>(out.positions.size()));
+        if (inserted) out.positions.push_back(mesh.positions[v]);
+        remap[v] = at->second;
+      }
+      tri[c] = remap[v];
+    }
+    out.triangles.push_back(tri);
+  }
+  return out;
+}
+
+PreparedMesh prepare_mesh(const TriangleMesh& input, const std::string& source, bool allow_open) {
+  PreparedMesh mesh;
+  mesh.source = source;
+  MeshReport& report = mesh.report;
+  report.corners_read = input.positions.size();
+  report.triangles_read = input.triangles.size();
+  TriangleMesh welded = weld_corners(input, source);
+  mesh.positions = std::move(welded.positions);
+  report.corners_welded = mesh.positions.size();
+
+  // Zero-area triangles (including repeated corners) are skipped: they carry no normal.
+  std::vector<Vec3> raw_normals;
+  for (const auto& tri : welded.triangles) {
+    const Vec3& a = mesh.positions[tri[0]];
+    const Vec3 n = cross3(sub3(mesh.positions[tri[1]], a), sub3(mesh.positions[tri[2]], a));
+    if (n[0] == 0 && n[1] == 0 && n[2] == 0) {
+      ++report.zero_area_triangles;
+      continue;
+    }
+    mesh.triangles.push_back(tri);
+    raw_normals.push_back(n);
+  }
+  if (mesh.triangles.empty()) throw Error(ErrorCode::badmesh, source + ": no triangle of non-zero area");
+
+  for (const auto& tri : mesh.triangles) {
+    const Vec3 &a = mesh.positions[tri[0]], &b = mesh.positions[tri[1]], &c = mesh.positions[tri[2]];
+    report.signed_volume += dot3(a, cross3(b, c)) / 6;
+  }
+  if (report.signed_volume < 0) {
+    report.flipped = true;
+    for (auto& tri : mesh.triangles) std::swap(tri[1], tri[2]);
+    for (auto& n : raw_normals) n = {-n[0], -n[1], -n[2]};
+  }
+  mesh.face_normals.reserve(raw_normals.size());
+  for (const Vec3& n : raw_normals) mesh.face_normals.push_back(unit(n));
+
+  // Edges: sorted (key, triangle * 3 + side) so grouping, normals and the example are deterministic.
+  struct EdgeUse {
+    std::uint64_t key;
+    std::uint32_t slot;  // triangle * 3 + side (0: ab, 1: bc, 2: ca)
+  };
+  const std::size_t triangle_count = mesh.triangles.size();
+  std::vector<EdgeUse> uses;
+  uses.reserve(triangle_count * 3);
+  for (std::size_t t = 0; t < triangle_count; ++t)
+    for (std::uint32_t side = 0; side < 3; ++side) {
+      const auto& tri = mesh.triangles[t];
+      uses.push_back({edge_key(tri[side], tri[(side + 1) % 3]), static_cast<std::uint32_t>(t * 3 + side)});
+    }
+  std::sort(uses.begin(), uses.end(),
+            [](const EdgeUse& x, const EdgeUse& y) { return x.key != y.key ? x.key < y.key : x.slot < y.slot; });
+  mesh.triangle_edges.assign(triangle_count, {0, 0, 0});
+  std::vector<std::uint32_t> parent(triangle_count);
+  std::iota(parent.begin(), parent.end(), 0u);
+  auto note_example = [&](std::uint64_t key, const char* kind) {
+    if (!report.example_edge_kind.empty()) return;
+    report.example_edge = {static_cast<std::uint32_t>(key >> 32), static_cast<std::uint32_t>(key & 0xFFFFFFFFu)};
+    report.example_edge_kind = kind;
+  };
+  for (std::size_t begin = 0; begin < uses.size();) {
+    std::size_t end = begin + 1;
+    while (end < uses.size() && uses[end].key == uses[begin].key) ++end;
+    const std::uint64_t key = uses[begin].key;
+    const auto id = static_cast<std::uint32_t>(mesh.edge_keys.size());
+    mesh.edge_keys.push_back(key);
+    Vec3 normal{0, 0, 0};
+    for (std::size_t u = begin; u < end; ++u) {
+      const std::uint32_t t = uses[u].slot / 3, side = uses[u].slot % 3;
+      mesh.triangle_edges[t][side] = id;
+      for (std::size_t a = 0; a < 3; ++a) normal[a] += mesh.face_normals[t][a];
+      const std::uint32_t root_a = find_root(parent, uses[begin].slot / 3), root_b = find_root(parent, t);
+      parent[std::max(root_a, root_b)] = std::min(root_a, root_b);
+    }
+    mesh.edge_normals.push_back(normal);
+    const std::size_t count = end - begin;
+    if (count == 1) {
+      ++report.boundary_edges;
+      note_example(key, "boundary");
+    } else if (count > 2) {
+      ++report.nonmanifold_edges;
+      note_example(key, "non-manifold");
+    } else {
+      // Consistent neighbours traverse the shared edge in opposite directions.
+      const auto& t0 = mesh.triangles[uses[begin].slot / 3];
+      const auto& t1 = mesh.triangles[uses[begin + 1].slot / 3];
+      const std::uint32_t s0 = uses[begin].slot % 3, s1 = uses[begin + 1].slot % 3;
+      if (t0[s0] == t1[s1]) {
+        ++report.inconsistent_edges;
+        note_example(key, "inconsistent");
+      }
+    }
+    begin = end;
+  }
+  for (std::uint32_t t = 0; t < triangle_count; ++t)
+    if (find_root(parent, t) == t) ++report.components;
+
+  if (!report.closed() && !allow_open) {
+    const std::string example = corner_text(mesh, report.example_edge[0]) + " - " + corner_text(mesh, report.example_edge[1]);
+    throw Error(ErrorCode::openmesh, source + ": " + std::to_string(report.boundary_edges) + " boundary, " +
+                                         std::to_string(report.nonmanifold_edges) + " non-manifold and " +
+                                         std::to_string(report.inconsistent_edges) +
+                                         " inconsistently oriented edges; e.g. " + report.example_edge_kind + " edge " + example);
+  }
+
+  // Corner pseudo-normals: each incident triangle's unit normal weighted by its angle there.
+  mesh.corner_normals.assign(mesh.positions.size(), {0, 0, 0});
+  for (std::size_t t = 0; t < triangle_count; ++t) {
+    const auto& tri = mesh.triangles[t];
+    for (std::size_t c = 0; c < 3; ++c) {
+      const Vec3& p = mesh.positions[tri[c]];
+      const Vec3 e1 = sub3(mesh.positions[tri[(c + 1) % 3]], p), e2 = sub3(mesh.positions[tri[(c + 2) % 3]], p);
+      const double l1 = std::sqrt(dot3(e1, e1)), l2 = std::sqrt(dot3(e2, e2));
+      // Non-zero area implies both edges are non-zero; the clamp keeps acos defined after rounding.
+      const double cosine = std::clamp(dot3(e1, e2) / (l1 * l2), -1.0, 1.0);
+      const double angle = std::acos(cosine);
+      for (std::size_t a = 0; a < 3; ++a) mesh.corner_normals[tri[c]][a] += angle * mesh.face_normals[t][a];
+    }
+  }
+  return mesh;
+}
+
+std::string describe(const MeshReport& r) {
+  char buf[1024];
+  std::snprintf(buf, sizeof buf,
+                "corners    %zu read, %zu after welding\n"
+                "triangles  %zu read, %zu of zero area (skipped)\n"
+                "edges      %zu boundary, %zu non-manifold, %zu inconsistently oriented\n"
+                "components %zu\n"
+                "volume     %.17g (signed, as read)%s\n",
+                r.corners_read, r.corners_welded, r.triangles_read, r.zero_area_triangles, r.boundary_edges,
+                r.nonmanifold_edges, r.inconsistent_edges, r.components, r.signed_volume,
+                r.flipped ? "; negative, so every triangle was reversed" : "");
+  std::string text = buf;
+  if (!r.example_edge_kind.empty())
+    text += "example    " + r.example_edge_kind + " edge between corners " + std::to_string(r.example_edge[0]) + " and " +
+            std::to_string(r.example_edge[1]) + "\n";
+  return text;
+}
+
+}  // namespace distgrid
