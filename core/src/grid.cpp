@@ -133,7 +133,7 @@ bool base_node(const std::array<double, 3>& p, double h, std::array<std::int64_t
     const double f = p[a] / h;
     if (!(std::fabs(f) < 4.0e15)) return false;
     node[a] = static_cast<std::int64_t>(std::floor(f));
-    if (!brick_coord_in_range(node[a] >> 3)) return false;
+    if (!brick_coord_in_range(brick_of_node(node[a]))) return false;
   }
   return true;
 }
@@ -147,9 +147,9 @@ void Grid<S>::sample_many(std::span<const std::array<double, 3>> points, std::sp
   std::array<std::int64_t, 3> node{};
   for (std::size_t n = 0; n < count; ++n) {
     if (n + kBucketLookahead < count && base_node(points[n + kBucketLookahead], h_, node))
-      index_.prefetch(brick_key(node[0] >> 3, node[1] >> 3, node[2] >> 3));
+      index_.prefetch(brick_key(brick_of_node(node[0]), brick_of_node(node[1]), brick_of_node(node[2])));
     if (n + kRowLookahead < count && base_node(points[n + kRowLookahead], h_, node)) {
-      const std::uint32_t slot = index_.find(brick_key(node[0] >> 3, node[1] >> 3, node[2] >> 3));
+      const std::uint32_t slot = index_.find(brick_key(brick_of_node(node[0]), brick_of_node(node[1]), brick_of_node(node[2])));
       if (slot < detail::BrickIndex::kInsideSlot) {
         const S* row = brick_values(slot) + (node[0] & 7) + 8 * (node[1] & 7) + 64 * (node[2] & 7);
         __builtin_prefetch(row);
@@ -277,9 +277,9 @@ const typename GridAccessor<S>::Neighbour& GridAccessor<S>::look_up(int index) n
 
 template <class S>
 double GridAccessor<S>::node(std::int64_t i, std::int64_t j, std::int64_t k) noexcept {
-  if (!brick_coord_in_range(i >> 3) || !brick_coord_in_range(j >> 3) || !brick_coord_in_range(k >> 3))
+  if (!brick_coord_in_range(brick_of_node(i)) || !brick_coord_in_range(brick_of_node(j)) || !brick_coord_in_range(brick_of_node(k)))
     return grid_->band_width_;
-  move_to(i >> 3, j >> 3, k >> 3);
+  move_to(brick_of_node(i), brick_of_node(j), brick_of_node(k));
   const Neighbour& n = neighbour(0);
   return n.values ? static_cast<double>(n.values[(i & 7) + 8 * (j & 7) + 64 * (k & 7)]) : n.fill;
 }
@@ -298,9 +298,9 @@ double GridAccessor<S>::sample(double x, double y, double z) noexcept {
   const auto i = static_cast<std::int64_t>(flx);
   const auto j = static_cast<std::int64_t>(fly);
   const auto k = static_cast<std::int64_t>(flz);
-  if (!brick_coord_in_range(i >> 3) || !brick_coord_in_range(j >> 3) || !brick_coord_in_range(k >> 3))
+  if (!brick_coord_in_range(brick_of_node(i)) || !brick_coord_in_range(brick_of_node(j)) || !brick_coord_in_range(brick_of_node(k)))
     return grid_->band_width_;  // every corner is beyond the key range (or one node short of it)
-  move_to(i >> 3, j >> 3, k >> 3);
+  move_to(brick_of_node(i), brick_of_node(j), brick_of_node(k));
   ++queries_at_base_;
   double c000, c100, c010, c110, c001, c101, c011, c111;
   if ((i & 7) != 7 && (j & 7) != 7 && (k & 7) != 7) {
