@@ -13,7 +13,9 @@ template <class S>
 void bake_brick(const Field<S>& field, std::int64_t key, double h, double band_width, S* out,
                 FieldScratch& scratch) {
   const BrickNodePositions at = brick_node_positions(key, h);
-  std::array<double, kBrickNodes> x{}, y{}, z{}, f{};
+  // Left uninitialised: every element is written below (zeroing 16 KiB per brick
+  // cost a fifth of the bake).
+  std::array<double, kBrickNodes> x, y, z, f;
   for (std::size_t k = 0; k < 8; ++k)
     for (std::size_t j = 0; j < 8; ++j)
       for (std::size_t i = 0; i < 8; ++i) {
