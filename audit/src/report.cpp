@@ -1,16 +1,14 @@
 #include "distgrid/audit/report.hpp"
 
-#include <unistd.h>
 
 #include <cmath>
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 
 #include "build_info.hpp"
 #include "distgrid/audit/source_lines.hpp"
 #include "distgrid/error.hpp"
+#include "distgrid/file_io.hpp"
 
 namespace distgrid::audit {
 
@@ -157,29 +155,13 @@ void check_all_finite(const json& document) { check_finite_at(document, ""); }
 
 void write_json_file(const json& document, const std::string& path) {
   const std::string text = document.dump(2) + "\n";
-  const std::string temporary = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.flush();
-    if (!out) {
-      std::remove(temporary.c_str());
-      throw Error(ErrorCode::badfile, path + ": cannot write (temporary file " + temporary + ")");
-    }
-  }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-    std::remove(temporary.c_str());
-    throw Error(ErrorCode::badfile, path + ": cannot replace it with " + temporary);
-  }
+  replace_file(path, text);
 }
 
 json read_json_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(ErrorCode::badfile, path + ": cannot open for reading");
-  std::ostringstream text;
-  text << in.rdbuf();
+  const std::string text = read_file(path);
   try {
-    return json::parse(text.str());
+    return json::parse(text);
   } catch (const json::parse_error& e) {
     throw Error(ErrorCode::badfile, path + ": not JSON (byte " + std::to_string(e.byte) + ")");
   }

@@ -15,16 +15,15 @@
 
 #include <bit>
 #include <cmath>
-#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <iterator>
 #include <string>
 #include <type_traits>
-#include <unistd.h>
 #include <vector>
 
 #include "distgrid/error.hpp"
+#include "distgrid/file_io.hpp"
 
 namespace distgrid {
 
@@ -126,22 +125,7 @@ void save_grid(const Grid<S>& grid, const std::string& path) {
   bytes.insert(bytes.end(), values, values + stored * kBrickNodes * sizeof(S));
   put<std::uint64_t>(bytes, fnv1a(bytes.data(), bytes.size()));
 
-  const std::string temp = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    if (!out) bad_file(path, "cannot open a temporary file beside it for writing");
-    out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-    out.flush();
-    if (!out) {
-      out.close();
-      std::remove(temp.c_str());
-      bad_file(path, "write failed (disk full?)");
-    }
-  }
-  if (std::rename(temp.c_str(), path.c_str()) != 0) {
-    std::remove(temp.c_str());
-    bad_file(path, "cannot replace it with the written temporary file");
-  }
+  replace_file(path, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
 }
 
 AnyGrid load_grid(const std::string& path) {

@@ -20,19 +20,12 @@
 #include <vector>
 
 #include "distgrid/error.hpp"
+#include "distgrid/file_io.hpp"
 #include "distgrid/mesh_io.hpp"
 
 namespace distgrid {
 namespace {
 
-std::string read_whole_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(ErrorCode::badfile, path + ": cannot open for reading");
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  if (in.bad()) throw Error(ErrorCode::badfile, path + ": read failed");
-  return bytes.str();
-}
 
 [[noreturn]] void fail_at_line(ErrorCode code, const std::string& path, std::size_t line, const std::string& what) {
   throw Error(code, path + ": line " + std::to_string(line) + ": " + what);
@@ -503,7 +496,7 @@ bool starts_with_word(std::string_view bytes, std::string_view word) {
 }  // namespace
 
 TriangleMesh read_mesh(const std::string& path) {
-  const std::string bytes = read_whole_file(path);
+  const std::string bytes = read_file(path);
   const std::string_view view(bytes);
   if (view.substr(0, 4) == "ply\n" || view.substr(0, 5) == "ply\r\n") return read_ply(view, path);
   // A binary STL whose header happens to start with "solid" is recognised by its size.

@@ -5,7 +5,6 @@
 // Numbers: text formats print doubles with 17 significant digits ("%.17g"), which
 // reads back to the same double; binary PLY stores float64; binary STL stores float32
 // by definition (positions are rounded to nearest, the 32-bit exchange step).
-#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -14,12 +13,12 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <limits>
 #include <string>
 #include <type_traits>
 
 #include "distgrid/error.hpp"
+#include "distgrid/file_io.hpp"
 #include "distgrid/mesh_io.hpp"
 
 namespace distgrid {
@@ -186,24 +185,6 @@ std::string ply(const TriangleMesh& mesh, bool binary) {
   return out;
 }
 
-void replace_file(const std::string& path, const std::string& bytes) {
-  const std::string temp = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    if (!out) throw Error(ErrorCode::badfile, path + ": cannot open a temporary file beside it for writing");
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    out.flush();
-    if (!out) {
-      out.close();
-      std::remove(temp.c_str());
-      throw Error(ErrorCode::badfile, path + ": write failed (disk full?)");
-    }
-  }
-  if (std::rename(temp.c_str(), path.c_str()) != 0) {
-    std::remove(temp.c_str());
-    throw Error(ErrorCode::badfile, path + ": cannot replace it with the written temporary file");
-  }
-}
 
 }  // namespace
 

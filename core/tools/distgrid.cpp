@@ -19,6 +19,7 @@
 #include "distgrid/default_parts.hpp"
 #include "distgrid/error.hpp"
 #include "distgrid/field_json.hpp"
+#include "distgrid/file_io.hpp"
 #include "distgrid/grid_io.hpp"
 
 namespace {
@@ -88,14 +89,6 @@ std::string format_hex(double v) {
   return buf;
 }
 
-std::string read_text_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(ErrorCode::badfile, path + ": cannot open for reading");
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw Error(ErrorCode::badfile, path + ": read failed");
-  return text.str();
-}
 
 template <class S>
 int bake_and_save(const nlohmann::json* spec, const std::string& spec_text, const std::string& source,
@@ -163,7 +156,7 @@ int run_bake(int argc, char** argv) {
     spec = &part.spec;
     source = "part " + part.name;
   } else {
-    text = read_text_file(*spec_file);
+    text = distgrid::read_file(*spec_file);
     source = *spec_file;
   }
   return storage == "float" ? bake_and_save<float>(spec, text, source, settings, *out)
