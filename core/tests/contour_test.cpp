@@ -19,6 +19,7 @@
 #include "distgrid/error.hpp"
 #include "distgrid/field_json.hpp"
 #include "distgrid/mesh_stats.hpp"
+#include "support/node_grids.hpp"
 
 namespace distgrid {
 namespace {
@@ -35,18 +36,7 @@ Grid<S> bake_part(const std::string& name, double h) {
 /// Stored bricks b0..b1 on each axis with node values f(i, j, k), clamped to the band.
 template <class S, class F>
 Grid<S> grid_from_nodes(double h, std::int64_t b0, std::int64_t b1, F f) {
-  Grid<S> grid(h, 3);
-  const double bw = grid.band_width();
-  for (std::int64_t bx = b0; bx <= b1; ++bx)
-    for (std::int64_t by = b0; by <= b1; ++by)
-      for (std::int64_t bz = b0; bz <= b1; ++bz) {
-        S* values = grid.add_brick(brick_key(bx, by, bz));
-        for (int n = 0; n < kBrickNodes; ++n) {
-          const double v = f(bx * 8 + (n & 7), by * 8 + ((n >> 3) & 7), bz * 8 + (n >> 6));
-          values[n] = static_cast<S>(std::clamp(v, -bw, bw));
-        }
-      }
-  return grid;
+  return test_support::grid_from_nodes<S>(h, 3, b0, b1, f);
 }
 
 /// Triangles as their corners' positions and normals, each rotated to start at its

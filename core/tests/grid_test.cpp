@@ -8,27 +8,17 @@
 #include <vector>
 
 #include "distgrid/error.hpp"
+#include "support/node_grids.hpp"
 
 namespace distgrid {
 namespace {
 
 constexpr double kH = 0.125;
 
-// Fills every node of the given bricks with f(i, j, k) (node indices), clamped to the band.
+// Every node of the bricks [b0, b1]^3 holds f(i, j, k), clamped to the band; h = kH.
 template <class S, class F>
 Grid<S> grid_from_nodes(double band, std::int64_t b0, std::int64_t b1, F f) {
-  Grid<S> grid(kH, band);
-  for (std::int64_t bx = b0; bx <= b1; ++bx)
-    for (std::int64_t by = b0; by <= b1; ++by)
-      for (std::int64_t bz = b0; bz <= b1; ++bz) {
-        S* values = grid.add_brick(brick_key(bx, by, bz));
-        for (int n = 0; n < kBrickNodes; ++n) {
-          const double v = f(bx * 8 + (n & 7), by * 8 + ((n >> 3) & 7), bz * 8 + (n >> 6));
-          const double bw = grid.band_width();
-          values[n] = static_cast<S>(v > bw ? bw : (v < -bw ? -bw : v));
-        }
-      }
-  return grid;
+  return test_support::grid_from_nodes<S>(kH, band, b0, b1, f);
 }
 
 // An affine field with dyadic coefficients: exact in float over the nodes used here.
