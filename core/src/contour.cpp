@@ -546,24 +546,32 @@ class BrickMesher {
         }
   }
 
-  void surface_nets_brick(std::size_t at) {
-    const Coord& c = cell_bricks_[at];
-    const bool split = options_.manifold;
-    table_.resize(729);
-    // Vertices of own cells (block local = cell local + 1).
+  /// Calls visit(x, y, z, n, pattern) for each of the brick's own cells whose
+  /// corners change sign (cell local x, y, z; n its first corner in the block).
+  template <class Visit>
+  void for_each_mixed_cell(Visit&& visit) {
     for (int z = 0; z < 8; ++z)
       for (int y = 0; y < 8; ++y) {
         if (!cell_row_mixed(y, z)) continue;
         for (int x = 0; x < 8; ++x) {
           const std::ptrdiff_t n = block_.at(x + 1, y + 1, z + 1);
           const unsigned pattern = cell_pattern(block_, n, steps_);
-          if (pattern == 0 || pattern == 255) continue;
-          const CellCase& cell = split ? manifold_case(block_, n, pattern, steps_) : kCellCases[pattern];
-          if (cell.loop_count > 1) ++out_.result.split_cells;
-          const Coord global{c[0] * 8 + x, c[1] * 8 + y, c[2] * 8 + z};
-          table_[table_index(x, y, z)] = add_cell_vertices(block_, n, global, cell, split, grid_.h(), steps_, out_);
+          if (pattern != 0 && pattern != 255) visit(x, y, z, n, pattern);
         }
       }
+  }
+
+  void surface_nets_brick(std::size_t at) {
+    const Coord& c = cell_bricks_[at];
+    const bool split = options_.manifold;
+    table_.resize(729);
+    // Vertices of own cells (block local = cell local + 1).
+    for_each_mixed_cell([&](int x, int y, int z, std::ptrdiff_t n, unsigned pattern) {
+      const CellCase& cell = split ? manifold_case(block_, n, pattern, steps_) : kCellCases[pattern];
+      if (cell.loop_count > 1) ++out_.result.split_cells;
+      const Coord global{c[0] * 8 + x, c[1] * 8 + y, c[2] * 8 + z};
+      table_[table_index(x, y, z)] = add_cell_vertices(block_, n, global, cell, split, grid_.h(), steps_, out_);
+    });
     save_shell(at, 1, table_);
     fill_from_above(at, 1, table_);
     // Quads of owned edges: start at 0..7 along the axis, 1..8 on the other two.
@@ -624,26 +632,19 @@ class BrickMesher {
       }
     save_shell(at, 3, table_);
     fill_from_above(at, 3, table_);
-    for (int z = 0; z < 8; ++z)
-      for (int y = 0; y < 8; ++y) {
-        if (!cell_row_mixed(y, z)) continue;
-        for (int x = 0; x < 8; ++x) {
-          const std::ptrdiff_t n = block_.at(x + 1, y + 1, z + 1);
-          const unsigned pattern = cell_pattern(block_, n, steps_);
-          if (pattern == 0 || pattern == 255) continue;
-          add_cell_triangles(
-              pattern,
-              [&](int edge) {
-                const int base = kEdgeCorners[static_cast<std::size_t>(edge)][0];
-                return table_[static_cast<std::size_t>(edge / 4) * 729 +
-                              table_index(x + corner_offset(base, 0), y + corner_offset(base, 1), z + corner_offset(base, 2))];
-              },
-              [&](int piece) {
-                const Coord global{c[0] * 8 + x, c[1] * 8 + y, c[2] * 8 + z};
-                return add_piece_vertex(block_, n, global, kCellCases[pattern], piece, grid_.h(), steps_, out_);
-              });
-        }
-      }
+    for_each_mixed_cell([&](int x, int y, int z, std::ptrdiff_t n, unsigned pattern) {
+      add_cell_triangles(
+          pattern,
+          [&](int edge) {
+            const int base = kEdgeCorners[static_cast<std::size_t>(edge)][0];
+            return table_[static_cast<std::size_t>(edge / 4) * 729 +
+                          table_index(x + corner_offset(base, 0), y + corner_offset(base, 1), z + corner_offset(base, 2))];
+          },
+          [&](int piece) {
+            const Coord global{c[0] * 8 + x, c[1] * 8 + y, c[2] * 8 + z};
+            return add_piece_vertex(block_, n, global, kCellCases[pattern], piece, grid_.h(), steps_, out_);
+          });
+    });
   }
 
  public:

@@ -16,7 +16,6 @@ namespace fs = std::filesystem;
 using distgrid::test_support::CliResult;
 using distgrid::test_support::run_cli;
 
-
 using CliTest = distgrid::test_support::ScratchDirTest;
 
 TEST_F(CliTest, BadUsageExitsWithTwo) {

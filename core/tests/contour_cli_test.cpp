@@ -17,7 +17,6 @@ namespace fs = std::filesystem;
 using distgrid::test_support::CliResult;
 using distgrid::test_support::run_cli;
 
-
 using ContourCli = distgrid::test_support::ScratchDirTest;
 
 TEST_F(ContourCli, writesAClosedMeshWithEachMesherAndPrintsItsStatistics) {

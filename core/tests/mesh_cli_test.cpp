@@ -18,7 +18,6 @@ namespace fs = std::filesystem;
 using distgrid::test_support::CliResult;
 using distgrid::test_support::run_cli;
 
-
 using MeshCliTest = distgrid::test_support::ScratchDirTest;
 
 const char* kCube =
