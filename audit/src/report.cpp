@@ -58,6 +58,25 @@ json worst_json(const WorstInput& w, const ErrorStats& stats) {
   return out;
 }
 
+json decision_stats_json(const DecisionStats& stats) {
+  json closest = json::array();
+  for (const DecisionInput& d : stats.closest()) {
+    json input = json::object();
+    for (const auto& [name, value] : d.input.values) input[name] = value;
+    json item = {{"seed", d.input.seed},       {"generator", d.input.generator}, {"index", d.input.index},
+                 {"input", input},             {"core", d.core},                 {"exact", d.exact},
+                 {"margin_ulps", finite_or_null(d.margin_ulps)}};
+    if (!d.input.part.empty()) item["part"] = d.input.part;
+    closest.push_back(item);
+  }
+  return {{"name", stats.name()},
+          {"what", stats.what()},
+          {"count", stats.count()},
+          {"misclassified", stats.misclassified()},
+          {"min_margin_ulps", finite_or_null(stats.min_margin_ulps())},
+          {"closest", closest}};
+}
+
 json source_json(const SourceRef& ref, const std::string& source_dir) {
   const ResolvedSource r = resolve_source(ref.file, ref.function, source_dir);
   json out = {{"file", r.file}, {"function", r.function}};
@@ -134,6 +153,11 @@ json calculation_json(const Calculation& calculation, const CalculationResult& r
     separated["null_reason"] = "does not apply: the calculation has no stored values or no method to separate";
   entry["errors"] = separated;
   if (result.mismatches) entry["mismatches"] = *result.mismatches;
+  if (!result.decisions.empty()) {
+    json decisions = json::array();
+    for (const DecisionStats& d : result.decisions) decisions.push_back(decision_stats_json(d));
+    entry["decisions"] = decisions;
+  }
   if (!result.details.is_null()) entry["details"] = result.details;
   return entry;
 }

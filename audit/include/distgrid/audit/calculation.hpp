@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "distgrid/audit/decision_stats.hpp"
 #include "distgrid/audit/error_stats.hpp"
 #include "distgrid/audit/storage.hpp"
 
@@ -65,8 +66,27 @@ struct CalculationResult {
   std::optional<ErrorStats> arithmetic, storage_error, method;
   /// Present for calculations declared exact: inputs with any wrong answer.
   std::optional<std::uint64_t> mismatches;
+  /// The calculation's decisions against their exact answers (may be empty).
+  std::vector<DecisionStats> decisions;
   /// Calculation-specific table (for example the volume of each part); may be null.
   nlohmann::json details;
+};
+
+/// One recorded input to compute again: the storage it was measured for and
+/// the record a report kept (seed, generator, index, part, values).
+struct ReplayRequest {
+  Storage storage = Storage::float32;
+  InputRecord input;
+};
+
+/// One recomputed value pair of a replayed input, named like the report's
+/// entry it reproduces: "error", "arithmetic", "storage", "method" (result and
+/// reference as hex-float, as in the report's worst inputs) or a decision's
+/// name (the core's and the exact answer, as in the decision's kept inputs).
+struct ReplayValue {
+  std::string name;
+  std::string result;
+  std::string reference;
 };
 
 struct Calculation {
@@ -82,6 +102,10 @@ struct Calculation {
   /// Draws the inputs, runs implementation and reference, and returns one
   /// result per storage the run asks for.
   std::vector<CalculationResult> (*run)(RunContext& context);
+  /// Recomputes one recorded input bit for bit from its record (drawing it
+  /// again from seed, generator and index where the record's values are not
+  /// enough). Throws distgrid::Error(badarg) for a record it cannot replay.
+  std::vector<ReplayValue> (*replay)(RunContext& context, const ReplayRequest& request) = nullptr;
 };
 
 /// The registry, in report order.
