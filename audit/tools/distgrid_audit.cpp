@@ -17,6 +17,7 @@
 #include "distgrid/command_line.hpp"
 #include "distgrid/default_parts.hpp"
 #include "distgrid/error.hpp"
+#include "distgrid/render/policy_page.hpp"
 
 namespace {
 
@@ -34,6 +35,7 @@ Commands:
   run    measure the calculations and write a JSON report
   gate   check a report against the precision budgets
   list   print the registered calculations and the default parts
+  render write the policy page (one self-contained HTML file) from a report
 
 Run 'distgrid-audit <command> --help' for a command's options.
 Exit codes: 0 success (gate: all budgets met), 1 a budget missed or a failure
@@ -63,6 +65,16 @@ constexpr const char* kGateHelp = R"(usage: distgrid-audit gate REPORT.json [--b
 Checks every calculation of the report against its budgets (default:
 audit/gates.json). Prints each check; exits 1 listing each calculation and
 storage that missed a budget or has none, 0 when all pass.
+)";
+
+constexpr const char* kRenderHelp = R"(usage: distgrid-audit render REPORT.json --out FILE.html [--source-dir DIR]
+
+Writes the numerical-accuracy policy page: one HTML file with inline style and
+charts and the report embedded, that opens offline. The code of each
+calculation is read from the sources under DIR (default: this build's
+repository root). A report that lacks sections renders what it has and says
+what is missing; a file that is not a distgrid-audit report fails with badfile.
+The page is written to a temporary file, then renamed.
 )";
 
 /// A finite number in decimal or hex-float.
@@ -158,6 +170,21 @@ int gate_command(int argc, char** argv) {
   return 1;
 }
 
+int render_command(int argc, char** argv) {
+  const Arguments args = Arguments::parse(argc, argv, {"--out", "--source-dir"});
+  if (args.help) {
+    std::fputs(kRenderHelp, stdout);
+    return 0;
+  }
+  if (args.positional.size() != 1) throw UsageError{"expected one REPORT.json"};
+  const auto out = args.get("--out");
+  if (!out) throw UsageError{"--out FILE.html is required"};
+  distgrid::render::render_policy_page(args.positional.front(), *out,
+                                       args.get("--source-dir").value_or(DISTGRID_SOURCE_DIR));
+  std::printf("wrote %s\n", out->c_str());
+  return 0;
+}
+
 int list_command(int argc, char** argv) {
   const Arguments args = Arguments::parse(argc, argv, {});
   if (args.help || !args.positional.empty()) {
@@ -188,6 +215,7 @@ int main(int argc, char** argv) {
     if (command == "run") return run_command(argc, argv);
     if (command == "gate") return gate_command(argc, argv);
     if (command == "list") return list_command(argc, argv);
+    if (command == "render") return render_command(argc, argv);
     throw UsageError{"unknown command '" + command + "'"};
   });
 }

@@ -1,0 +1,36 @@
+#pragma once
+// The numerical-accuracy policy page: one self-contained HTML file (inline CSS
+// and SVG, the report embedded as JSON, no script, no network) rendered from a
+// distgrid-audit report and the sources it names. It reads only the report and
+// our sources; it never runs a calculation.
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+namespace distgrid::render {
+
+/// The report schema the page understands.
+inline constexpr std::string_view kReportSchema = "distgrid-audit-report/1";
+
+struct PageOptions {
+  /// Repository root the report's source files are relative to; their code is read from here.
+  std::string source_dir;
+  /// How the page names the report (its file name, never a machine path).
+  std::string report_name = "report.json";
+};
+
+/// The report in `text`, checked to be a JSON object of schema kReportSchema
+/// whose "calculations" (if present) is an array. Throws Error(badfile) whose
+/// message starts with `name`.
+nlohmann::json parse_report(std::string_view text, const std::string& name);
+
+/// The page's HTML. Deterministic: the same report and sources give the same bytes.
+/// Sections the report lacks are rendered as notes saying so.
+std::string policy_page_html(const nlohmann::json& report, const PageOptions& options);
+
+/// Reads `report_path`, renders it and writes `out_path` through a temporary
+/// file and a rename. Throws Error(badfile) naming the file at fault.
+void render_policy_page(const std::string& report_path, const std::string& out_path, const std::string& source_dir);
+
+}  // namespace distgrid::render

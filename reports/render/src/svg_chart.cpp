@@ -1,0 +1,163 @@
+#include "svg_chart.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "html.hpp"
+
+namespace distgrid::render::detail {
+
+namespace {
+
+/// Whole decades [lo, hi] (powers of ten) covering the positive values; at least one decade.
+std::pair<int, int> decades(const std::vector<double>& values) {
+  double lo = 0, hi = 0;
+  bool any = false;
+  for (const double v : values) {
+    if (!(v > 0) || !std::isfinite(v)) continue;
+    lo = any ? std::min(lo, v) : v;
+    hi = any ? std::max(hi, v) : v;
+    any = true;
+  }
+  if (!any) return {0, 1};
+  const int first = static_cast<int>(std::floor(std::log10(lo)));
+  int last = static_cast<int>(std::ceil(std::log10(hi)));
+  if (last <= first) last = first + 1;
+  return {first, last};
+}
+
+std::string decade_label(int exponent) {
+  if (exponent == 0) return "1";
+  if (exponent == 1) return "10";
+  return "1e" + std::to_string(exponent);
+}
+
+/// Decade steps so that at most about eight ticks are labelled.
+int tick_step(int first, int last) { return std::max(1, (last - first + 7) / 8); }
+
+}  // namespace
+
+std::string log_bar_chart(const std::string& title, const std::vector<Bar>& bars, const std::string& unit) {
+  constexpr double kLabelWidth = 230, kPlotWidth = 330, kValueWidth = 110, kRow = 18, kTop = 22, kAxis = 26;
+  std::vector<double> values;
+  for (const Bar& b : bars)
+    if (b.value) values.push_back(*b.value);
+  const auto [first, last] = decades(values);
+  const double height = kTop + kRow * static_cast<double>(bars.size()) + kAxis;
+  const double width = kLabelWidth + kPlotWidth + kValueWidth;
+  const auto x_of = [&](double v) {
+    const double t = (std::log10(v) - first) / (last - first);
+    return kLabelWidth + kPlotWidth * std::clamp(t, 0.0, 1.0);
+  };
+  std::string svg = "<svg class=\"chart bars\" role=\"img\" viewBox=\"0 0 " + coordinate(width) + " " +
+                    coordinate(height) + "\" width=\"" + coordinate(width) + "\" height=\"" + coordinate(height) +
+                    "\"><title>" + escape(title) + "</title>";
+  svg += "<text class=\"chart-title\" x=\"0\" y=\"14\">" + escape(title) + "</text>";
+  const double axis_y = kTop + kRow * static_cast<double>(bars.size());
+  for (int e = first; e <= last; e += tick_step(first, last)) {
+    const double x = x_of(std::pow(10.0, e));
+    svg += "<line class=\"grid\" x1=\"" + coordinate(x) + "\" y1=\"" + coordinate(kTop) + "\" x2=\"" +
+           coordinate(x) + "\" y2=\"" + coordinate(axis_y) + "\"/>";
+    svg += "<text class=\"tick\" x=\"" + coordinate(x) + "\" y=\"" + coordinate(axis_y + 14) +
+           "\" text-anchor=\"middle\">" + decade_label(e) + "</text>";
+  }
+  svg += "<text class=\"tick\" x=\"" + coordinate(kLabelWidth + kPlotWidth) + "\" y=\"" +
+         coordinate(axis_y + 25) + "\" text-anchor=\"end\">" + escape(unit) + ", log scale</text>";
+  for (std::size_t n = 0; n < bars.size(); ++n) {
+    const Bar& b = bars[n];
+    const double y = kTop + kRow * static_cast<double>(n);
+    svg += "<text class=\"label\" x=\"" + coordinate(kLabelWidth - 6) + "\" y=\"" + coordinate(y + 13) +
+           "\" text-anchor=\"end\">" + escape(b.label) + "</text>";
+    std::string value_text;
+    double end = kLabelWidth;
+    if (!b.value) {
+      value_text = "null";
+    } else if (*b.value == 0) {
+      value_text = "0";
+    } else {
+      end = x_of(*b.value);
+      svg += "<rect class=\"bar " + escape(b.kind) + "\" x=\"" + coordinate(kLabelWidth) + "\" y=\"" +
+             coordinate(y + 3) + "\" width=\"" + coordinate(std::max(1.0, end - kLabelWidth)) + "\" height=\"" +
+             coordinate(kRow - 6) + "\"/>";
+      value_text = number_text(*b.value);
+    }
+    svg += "<text class=\"value\" x=\"" + coordinate(end + 4) + "\" y=\"" + coordinate(y + 13) + "\">" +
+           escape(value_text) + "</text>";
+  }
+  svg += "</svg>";
+  return svg;
+}
+
+std::string log_log_chart(const std::string& title, const std::string& x_label, const std::string& y_label,
+                          const std::vector<Series>& series) {
+  constexpr double kLeft = 64, kTop = 24, kPlot = 300, kLegend = 250;
+  std::vector<double> xs, ys;
+  for (const Series& s : series)
+    for (const auto& [x, y] : s.points)
+      if (x > 0 && y > 0) {
+        xs.push_back(x);
+        ys.push_back(y);
+      }
+  const auto [x_first, x_last] = decades(xs);
+  const auto [y_first, y_last] = decades(ys);
+  const auto px = [&](double x) { return kLeft + kPlot * (std::log10(x) - x_first) / (x_last - x_first); };
+  const auto py = [&](double y) { return kTop + kPlot * (1 - (std::log10(y) - y_first) / (y_last - y_first)); };
+  const double width = kLeft + kPlot + 20 + kLegend, height = kTop + kPlot + 44;
+  std::string svg = "<svg class=\"chart loglog\" role=\"img\" viewBox=\"0 0 " + coordinate(width) + " " +
+                    coordinate(height) + "\" width=\"" + coordinate(width) + "\" height=\"" + coordinate(height) +
+                    "\"><title>" + escape(title) + "</title>";
+  svg += "<text class=\"chart-title\" x=\"0\" y=\"14\">" + escape(title) + "</text>";
+  svg += "<rect class=\"frame\" x=\"" + coordinate(kLeft) + "\" y=\"" + coordinate(kTop) + "\" width=\"" +
+         coordinate(kPlot) + "\" height=\"" + coordinate(kPlot) + "\"/>";
+  for (int e = x_first; e <= x_last; e += tick_step(x_first, x_last)) {
+    const double x = px(std::pow(10.0, e));
+    svg += "<line class=\"grid\" x1=\"" + coordinate(x) + "\" y1=\"" + coordinate(kTop) + "\" x2=\"" +
+           coordinate(x) + "\" y2=\"" + coordinate(kTop + kPlot) + "\"/><text class=\"tick\" x=\"" + coordinate(x) +
+           "\" y=\"" + coordinate(kTop + kPlot + 14) + "\" text-anchor=\"middle\">" + decade_label(e) + "</text>";
+  }
+  for (int e = y_first; e <= y_last; e += tick_step(y_first, y_last)) {
+    const double y = py(std::pow(10.0, e));
+    svg += "<line class=\"grid\" x1=\"" + coordinate(kLeft) + "\" y1=\"" + coordinate(y) + "\" x2=\"" +
+           coordinate(kLeft + kPlot) + "\" y2=\"" + coordinate(y) + "\"/><text class=\"tick\" x=\"" +
+           coordinate(kLeft - 4) + "\" y=\"" + coordinate(y + 4) + "\" text-anchor=\"end\">" + decade_label(e) +
+           "</text>";
+  }
+  svg += "<text class=\"tick\" x=\"" + coordinate(kLeft + kPlot / 2) + "\" y=\"" + coordinate(kTop + kPlot + 32) +
+         "\" text-anchor=\"middle\">" + escape(x_label) + "</text>";
+  svg += "<text class=\"tick\" transform=\"rotate(-90)\" x=\"" + coordinate(-(kTop + kPlot / 2)) +
+         "\" y=\"12\" text-anchor=\"middle\">" + escape(y_label) + "</text>";
+  for (std::size_t n = 0; n < series.size(); ++n) {
+    const Series& s = series[n];
+    const std::string kind = std::string("s").append(std::to_string(n % 6));
+    std::string line;
+    double x_min = 0, x_max = 0;
+    bool any = false;
+    for (const auto& [x, y] : s.points) {
+      if (!(x > 0 && y > 0)) continue;
+      if (!line.empty()) line += ' ';
+      line += coordinate(px(x)) + "," + coordinate(py(y));
+      svg += "<circle class=\"point " + kind + "\" cx=\"" + coordinate(px(x)) + "\" cy=\"" + coordinate(py(y)) +
+             "\" r=\"3\"/>";
+      x_min = any ? std::min(x_min, x) : x;
+      x_max = any ? std::max(x_max, x) : x;
+      any = true;
+    }
+    if (!line.empty()) svg += "<polyline class=\"line " + kind + "\" points=\"" + line + "\"/>";
+    std::string legend = s.name;
+    if (any && s.order && s.coefficient && *s.coefficient > 0) {
+      const double y0 = *s.coefficient * std::pow(x_min, *s.order), y1 = *s.coefficient * std::pow(x_max, *s.order);
+      if (y0 > 0 && y1 > 0 && std::isfinite(y0) && std::isfinite(y1))
+        svg += "<line class=\"fit " + kind + "\" x1=\"" + coordinate(px(x_min)) + "\" y1=\"" + coordinate(py(y0)) +
+               "\" x2=\"" + coordinate(px(x_max)) + "\" y2=\"" + coordinate(py(y1)) + "\"/>";
+    }
+    if (s.order) legend += ": fitted order " + number_text(*s.order);
+    const double ly = kTop + 10 + 18 * static_cast<double>(n);
+    svg += "<circle class=\"point " + kind + "\" cx=\"" + coordinate(kLeft + kPlot + 28) + "\" cy=\"" +
+           coordinate(ly - 4) + "\" r=\"3\"/><text class=\"label\" x=\"" + coordinate(kLeft + kPlot + 36) +
+           "\" y=\"" + coordinate(ly) + "\">" + escape(legend) + "</text>";
+  }
+  svg += "</svg>";
+  return svg;
+}
+
+}  // namespace distgrid::render::detail
