@@ -482,7 +482,7 @@ class PageWriter {
       const CodeExcerpt code = sources_.excerpt(source);
       html_ += "<ul class=\"where\"><li><code>" + escape(text_of(source, "file")) + "</code></li><li><code>" +
                escape(text_of(source, "function")) + "</code></li><li>";
-      if (code.code.empty()) html_ += "lines not known";
+      if (code.first_line == 0) html_ += "lines not known";
       else if (code.first_line == code.last_line) html_ += "line " + std::to_string(code.first_line);
       else html_ += "lines " + std::to_string(code.first_line) + " to " + std::to_string(code.last_line);
       html_ += "</li></ul>\n";
@@ -562,6 +562,11 @@ class PageWriter {
       if (!summary) continue;
       for (const char* statistic : {"max", "p99", "rms", "mean"})
         bars.push_back({std::string(kind.name) + " " + statistic, number_of(*summary, statistic), statistic});
+    }
+    // A log axis cannot show zero: when nothing erred, say so instead of drawing empty bars.
+    if (std::all_of(bars.begin(), bars.end(), [](const Bar& b) { return b.value && *b.value == 0; })) {
+      html_ += "<p class=\"no-chart\">Every error is 0 " + escape(unit) + ": no distribution to draw.</p>\n";
+      return;
     }
     html_ += "<div class=\"charts\">" +
              log_bar_chart("Error distribution of " + id + " (" + storage + "), in " + unit, bars, unit) + "</div>\n";

@@ -49,14 +49,18 @@ CodeExcerpt SourceReader::excerpt(const nlohmann::json& source) {
   CodeExcerpt out;
   const std::string file = text_of(source, "file");
   const std::string function = text_of(source, "function");
+  const std::optional<double> first = number_of(source, "first_line"), last = number_of(source, "last_line");
   const std::optional<std::string>& text = file_text(file);
   if (!text) {
+    if (first && last) {
+      out.first_line = static_cast<int>(*first);
+      out.last_line = static_cast<int>(*last);
+    }
     out.note = source_dir_.empty() ? "Code not shown: no source directory was given."
                                    : "Code not shown: " + file + " is not in the source directory.";
     return out;
   }
   const std::vector<std::string> lines = split_lines(*text);
-  const std::optional<double> first = number_of(source, "first_line"), last = number_of(source, "last_line");
   // The definition as the file is now; the report's range is kept when it still starts there.
   const std::optional<audit::LineRange> now = audit::find_definition(*text, function);
   if (first && last && now && now->first == static_cast<int>(*first) && now->last == static_cast<int>(*last)) {

@@ -10,7 +10,7 @@
 namespace distgrid::render::detail {
 
 struct CodeExcerpt {
-  int first_line = 0, last_line = 0;
+  int first_line = 0, last_line = 0;  ///< 0 when not known
   std::string code;  ///< the lines as they are in the file (not escaped)
   /// Empty, or a sentence saying why the excerpt differs from the report's lines
   /// or why there is no code (never a machine path).
@@ -25,7 +25,7 @@ class SourceReader {
   /// The excerpt for one report source entry {"file", "function", "first_line", "last_line"}.
   /// When the report's range no longer holds the function's definition (the file
   /// changed since the run), the definition is looked up again and the note says so.
-  /// nullopt code (empty excerpt) with a note when the file cannot be read.
+  /// Empty code with a note (and the report's lines) when the file cannot be read.
   CodeExcerpt excerpt(const nlohmann::json& source);
 
  private:

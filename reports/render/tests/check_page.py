@@ -108,9 +108,12 @@ def check_self_contained(tool, report_path, work):
     articles = [a.get("data-calculation") for t, a in page.tags if t == "article"]
     expect(articles == ids, f"articles {articles} are not one per calculation {ids}")
     charts = [a.get("class", "") for t, a in page.tags if t == "svg"]
-    storage_blocks = sum(1 for t, a in page.tags if t == "div" and a.get("class") == "storage-block")
-    expect(sum("bars" in c for c in charts) >= storage_blocks and storage_blocks == len(report.get("calculations", [])),
-           "not one error chart per calculation and storage")
+    blocks = first.split("<div class=\"storage-block\"")[1:]
+    expect(len(blocks) == len(report.get("calculations", [])), "not one block per calculation and storage")
+    for n, block in enumerate(blocks):
+        block = re.split(r"<div class=\"storage-block\"|</article>", block)[0]
+        expect("<svg class=\"chart bars\"" in block or "class=\"no-chart\"" in block,
+               f"storage block {n} has no error chart and does not say why")
     expect(any("loglog" in c for c in charts) == ("refinement" in report), "volume-against-h chart")
     expect(os.path.abspath(work) not in first, "the page holds a machine path")
     expect("<main>" in first and first.rstrip().endswith("</html>"), "the page is not a whole document")
