@@ -182,6 +182,12 @@ std::string generic_html(const json& value, int depth = 0) {
   return out + "</dl>";
 }
 
+/// An empty array, for a list the report does not have.
+const json& no_items() {
+  static const json empty = json::array();
+  return empty;
+}
+
 /// The gate's budget for a metric of an entry, e.g. "/error/h/max".
 std::optional<double> budget_for(const json& entry, std::string_view metric) {
   const json* gate = member(entry, "gate");
@@ -561,7 +567,8 @@ class PageWriter {
       const json* summary = stats ? member(*stats, unit) : nullptr;
       if (!summary) continue;
       for (const char* statistic : {"max", "p99", "rms", "mean"})
-        bars.push_back({std::string(kind.name) + " " + statistic, number_of(*summary, statistic), statistic});
+        bars.push_back({std::string(kind.name == std::string_view("error") ? "total" : kind.name) + " " + statistic,
+                        number_of(*summary, statistic), statistic});
     }
     // A log axis cannot show zero: when nothing erred, say so instead of drawing empty bars.
     if (std::all_of(bars.begin(), bars.end(), [](const Bar& b) { return b.value && *b.value == 0; })) {
@@ -638,7 +645,7 @@ class PageWriter {
 
   void worst_input(const std::string& id, const std::string& storage, const json& entry) {
     const json* error = stats_of(entry, "error");
-    const json& worst = error ? array_of(*error, "worst") : array_of(entry, "none");
+    const json& worst = error ? array_of(*error, "worst") : no_items();
     if (worst.empty()) return;
     const json& w = worst.front();
     html_ += "<p><strong>Worst input</strong> (seed " + number_or(w, "seed", "?") + ", " + input_text(w) +
@@ -878,7 +885,7 @@ class PageWriter {
     const std::string storage = text_of(entry, "storage");
     const std::optional<double> budget = budget_for(entry, "/error/h/max");
     const json* details = member(entry, "details");
-    const json& table = details ? array_of(*details, "by_part_and_generator") : array_of(entry, "none");
+    const json& table = details ? array_of(*details, "by_part_and_generator") : no_items();
     if (table.empty()) return "Sampling with " + escape(storage) + " bricks: no per-generator table in this report.";
     std::vector<std::pair<std::string, std::optional<double>>> generators;
     for (const json& row : table) {
@@ -901,7 +908,7 @@ class PageWriter {
     const json* inputs = member(entry, "inputs");
     for (const auto& [g, e] : generators) {
       std::string description;
-      for (const json& d : inputs ? array_of(*inputs, "generators") : array_of(entry, "none"))
+      for (const json& d : inputs ? array_of(*inputs, "generators") : no_items())
         if (text_of(d, "name") == g) description = text_of(d, "description");
       out += std::string(within(g) ? "<tr>" : "<tr class=\"finding\">") + "<td><code>" + escape(g) + "</code></td><td>" +
              escape(description) + "</td><td class=\"num\">" + (e ? number_text(*e) : std::string("null")) +

@@ -6,6 +6,7 @@ usage: check_page.py CHECK TOOL REPORT.json WORK_DIR [SOURCE_DIR]
                   script, the report embedded intact, one article per
                   calculation with its charts, and the same bytes twice
   partial         reports without some sections render with a note for each
+  decisions       decisions are shown with their counts, and a misclassified one as a finding
   bad             malformed or wrong-schema reports fail with exit 1 and badfile,
                   leaving an existing output file as it was
   code            every source entry's lines appear, HTML-escaped, on the page
@@ -148,6 +149,29 @@ def check_partial(tool, report_path, work):
     expect("<article" not in page, "the bare page shows a calculation")
 
 
+def check_decisions(tool, report_path, work):
+    """A decision with a misclassified input is shown as a finding with its numbers."""
+    with open(report_path, encoding="utf-8") as f:
+        report = json.load(f)
+    entry = report["calculations"][0]
+    entry["decisions"] = [
+        {"name": "inside_test", "what": "inside or outside of a point", "count": 40, "misclassified": 1,
+         "min_margin_ulps": 0.5,
+         "closest": [{"seed": 1, "generator": "near_edge", "index": 7, "input": {"x": "0x1.8p-3"},
+                      "core": "inside", "exact": "outside", "margin_ulps": 0.5}]},
+        {"name": "sign_test", "what": "the sign of a distance", "count": 40, "misclassified": 0,
+         "min_margin_ulps": None, "closest": []}]
+    path = os.path.join(work, "decisions.json")
+    write_json(path, report)
+    page = render_ok(tool, path, os.path.join(work, "decisions.html"), work)
+    expect(re.search(r'<tr class="finding"><td><code>inside_test</code></td><td>inside or outside of a point</td>'
+                     r'<td class="num">40</td><td class="num">1</td><td class="num">0.5</td>'
+                     r'<td>generator <code>near_edge</code>, index 7, x = <code>0x1.8p-3</code>: core inside, '
+                     r'exact outside</td>', page), "the misclassified decision is not shown as a finding")
+    expect(re.search(r'<tr><td><code>sign_test</code></td>.*?<td class="num">0</td><td class="num">null</td>'
+                     r'<td>&mdash;</td>', page), "the decision without misclassification is not shown plainly")
+
+
 def check_bad(tool, report_path, work):
     with open(report_path, encoding="utf-8") as f:
         report = json.load(f)
@@ -199,7 +223,7 @@ def check_code(tool, report_path, work, source_dir):
 
 
 def main(argv):
-    if len(argv) < 5 or argv[1] not in ("self-contained", "partial", "bad", "code"):
+    if len(argv) < 5 or argv[1] not in ("self-contained", "partial", "decisions", "bad", "code"):
         print(__doc__.strip(), file=sys.stderr)
         return 2
     check, tool, report, work = argv[1:5]
@@ -208,6 +232,8 @@ def main(argv):
         check_self_contained(tool, report, work)
     elif check == "partial":
         check_partial(tool, report, work)
+    elif check == "decisions":
+        check_decisions(tool, report, work)
     elif check == "bad":
         check_bad(tool, report, work)
     else:
