@@ -274,12 +274,20 @@ class PageWriter {
     if (const json* shard = member(report_, "shard"))
       notes.push_back("This is shard " + number_or(*shard, "index", "?") + " of " + number_or(*shard, "count", "?") +
                       " of an audit: it holds only that shard's share of the inputs.");
+    std::vector<std::string> left_out;
     for (const json& name : array_of(report_, "sections_missing"))
-      if (name.is_string()) notes.push_back("The run left out \"" + name.get<std::string>() + "\".");
+      if (name.is_string()) left_out.push_back(name.get<std::string>());
+    const auto run_left_out = [&](std::string_view key) {
+      return std::find(left_out.begin(), left_out.end(), key) != left_out.end();
+    };
     for (const Section& section : kSections)
       if (!member(report_, section.key) || (std::string_view(section.key) == "calculations" &&
                                              array_of(report_, "calculations").empty()))
-        notes.push_back(std::string("Not in this report: ") + section.what + " (\"" + section.key + "\").");
+        notes.push_back(std::string("Not in this report: ") + section.what + " (\"" + section.key + "\")" +
+                        (run_left_out(section.key) ? ": the run left it out." : "."));
+    for (const std::string& name : left_out)
+      if (std::none_of(std::begin(kSections), std::end(kSections), [&](const Section& s) { return name == s.key; }))
+        notes.push_back("The run left out \"" + name + "\".");
     if (notes.empty()) return;
     html_ += "<div class=\"missing\" id=\"missing\"><strong>This report is partial; the page shows what it has.</strong><ul>";
     for (const std::string& n : notes) html_ += "<li>" + escape(n) + "</li>";

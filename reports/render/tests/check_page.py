@@ -130,13 +130,13 @@ def check_partial(tool, report_path, work):
         entry.pop("properties", None)
     report["calculations"] = kept
     report["shard"] = {"index": 1, "count": 4}
-    report["sections_missing"] = ["claims", "comparison"]
+    report["sections_missing"] = ["claims", "grid.volume"]
     partial = os.path.join(work, "partial.json")
     write_json(partial, report)
     page = render_ok(tool, partial, os.path.join(work, "partial.html"), work)
     for needle in ("This report is partial", "Not in this report: the policy&#39;s claims",
                    "Not in this report: the float-vs-double comparison", "Not in this report: the volume error against h",
-                   "shard 1 of 4", "The run left out &quot;claims&quot;",
+                   "shard 1 of 4", "(&quot;claims&quot;): the run left it out.", "The run left out &quot;grid.volume&quot;.",
                    "<strong>Property tests</strong> not in this report"):
         expect(needle in page, f"the partial page does not say: {needle}")
     expect(page.count("<article class=\"calculation\"") == 1, "the partial page lost its calculation")
