@@ -205,7 +205,7 @@ class PageWriter {
   std::string write() {
     html_ += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
              "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-             "<title>Distance grid: numerical accuracy policy</title>\n<style>";
+             "<title>distgrid: numerical accuracy policy</title>\n<style>";
     html_ += kPageStyle;
     html_ += "</style>\n</head>\n<body>\n<main>\n";
     header();
@@ -248,7 +248,7 @@ class PageWriter {
     const json* tool = member(report_, "tool");
     const json* build_info = member(report_, "build");
     html_ += "<p class=\"meta\">distgrid &middot; numerical accuracy &middot; calculation policy</p>\n";
-    html_ += "<h1>Distance grid: baking, sampling and volume</h1>\n";
+    html_ += "<h1>How precise the distance grid is</h1>\n";
     html_ += "<p class=\"lead\">distgrid keeps a shape as signed distances at the nodes of a sparse lattice of "
              "8&times;8&times;8-node bricks, baked from a formula or a closed triangle mesh, and reads values, "
              "gradients, the enclosed volume and a contour mesh back from it. This page states how precise each "
@@ -298,7 +298,7 @@ class PageWriter {
     html_ += "<nav class=\"toc\"><strong>Contents</strong><ol>"
              "<li><a href=\"#precision\">How precision is kept</a></li>"
              "<li><a href=\"#open-item\">Open item</a></li>"
-             "<li><a href=\"#calculations\">Calculations under this policy</a></li>";
+             "<li><a href=\"#calculations\">Calculations the policy covers</a></li>";
     for (const FileGroup& f : files_)
       html_ += "<li><a href=\"#file-" + anchor(f.file) + "\"><code>" + escape(f.file) + "</code></a></li>";
     html_ += "<li><a href=\"#claims\">Claims</a></li><li><a href=\"#comparison\">Float or double bricks</a></li>"
@@ -328,8 +328,9 @@ class PageWriter {
     html_ += "<h2 id=\"precision\">How precision is kept</h2>\n";
     html_ += "<p>Every formula runs in 64-bit (<code>double</code>) arithmetic. Only the node values of a brick "
              "(and the values of a density map) are kept in the storage type, <code>float</code> or "
-             "<code>double</code>, after being clamped to &plusmn;band&times;h; every number read back "
-             "(samples, gradients, the volume, contour meshes and exports) starts from those stored values. "
+             "<code>double</code>, after being clamped to &plusmn;band&times;h, and whatever the grid hands back "
+             "&mdash; a sample, a gradient, the volume, a contour mesh or an exported file &mdash; is computed from "
+             "those stored values. "
              "The audit therefore measures three errors apart: the rounding of the 64-bit formula "
              "(arithmetic), what the brick type costs (storage) and the discretisation by h (method).</p>\n";
     const std::optional<double> band = number_of(settings(), "band");
@@ -393,7 +394,7 @@ class PageWriter {
   }
 
   void calculations_summary() {
-    html_ += "<h2 id=\"calculations\">Calculations under this policy</h2>\n";
+    html_ += "<h2 id=\"calculations\">Calculations the policy covers</h2>\n";
     std::size_t count = 0;
     for (const FileGroup& f : files_) count += f.calculations.size();
     if (count == 0) {
@@ -402,8 +403,8 @@ class PageWriter {
     }
     html_ += "<p>" + std::to_string(count) + " calculation" + (count == 1 ? "" : "s") + " in " +
              std::to_string(files_.size()) + " source file" + (files_.size() == 1 ? "" : "s") +
-             ". The code shown with each is read from this repository's sources when the page is made: it is the "
-             "code the audit ran, not a copy kept for the page. A row is marked as a finding where the measured "
+             ". Each one's code is taken from the repository's source files at the moment this page is rendered, "
+             "so what you read is what the audit measured. A row is marked as a finding where the measured "
              "precision class differs from the declared one.</p>\n";
     html_ += "<table><tr><th>calculation</th><th>title</th><th>storage</th><th>declared</th><th>measured</th>"
              "<th>largest error</th><th>gate</th><th>tests</th></tr>";
