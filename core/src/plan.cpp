@@ -19,6 +19,7 @@
 
 #include "distgrid/brick_key.hpp"
 #include "distgrid/error.hpp"
+#include "distgrid/interrupt.hpp"
 
 namespace distgrid {
 
@@ -63,6 +64,7 @@ struct PlanWalk {
 
   // Cube of `size` bricks per axis starting at brick `at` (size a power of two).
   void visit(const std::array<std::int64_t, 3>& at, std::int64_t size) {
+    throw_if_interrupted();
     std::array<std::int64_t, 3> a{}, b{};
     for (std::size_t k = 0; k < 3; ++k) {
       a[k] = std::max(at[k], lo[k]);
