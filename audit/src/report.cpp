@@ -9,6 +9,7 @@
 #include "distgrid/audit/source_lines.hpp"
 #include "distgrid/error.hpp"
 #include "distgrid/file_io.hpp"
+#include "distgrid/json_text.hpp"
 
 namespace distgrid::audit {
 
@@ -183,12 +184,7 @@ void write_json_file(const json& document, const std::string& path) {
 }
 
 json read_json_file(const std::string& path) {
-  const std::string text = read_file(path);
-  try {
-    return json::parse(text);
-  } catch (const json::parse_error& e) {
-    throw Error(ErrorCode::badfile, path + ": not JSON (byte " + std::to_string(e.byte) + ")");
-  }
+  return parse_json_text(read_file(path), path, ErrorCode::badfile);
 }
 
 }  // namespace distgrid::audit

@@ -11,6 +11,7 @@ std::string_view error_code_name(ErrorCode code) noexcept {
     case ErrorCode::openmesh: return "openmesh";
     case ErrorCode::badfile: return "badfile";
     case ErrorCode::badarg: return "badarg";
+    case ErrorCode::interrupted: return "interrupted";
   }
   return "unknown";
 }

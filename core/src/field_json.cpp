@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "distgrid/error.hpp"
+#include "distgrid/json_text.hpp"
 
 namespace distgrid {
 
@@ -940,15 +941,7 @@ Field<S> compile_field(const nlohmann::json& spec) {
 
 template <class S>
 Field<S> compile_field_text(std::string_view json_text, std::string_view source) {
-  nlohmann::json spec;
-  try {
-    spec = nlohmann::json::parse(json_text.begin(), json_text.end());
-  } catch (const nlohmann::json::parse_error& e) {
-    throw Error(ErrorCode::badspec, std::string(source) + ": not valid JSON at byte " + std::to_string(e.byte) +
-                                        ": " + e.what());
-  } catch (const nlohmann::json::exception& e) {  // e.g. a number too large for a double
-    throw Error(ErrorCode::badspec, std::string(source) + ": not valid JSON: " + e.what());
-  }
+  const nlohmann::json spec = parse_json_text(json_text, std::string(source), ErrorCode::badspec);
   try {
     return compile_field<S>(spec);
   } catch (const Error& e) {

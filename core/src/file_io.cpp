@@ -1,9 +1,17 @@
 #include "distgrid/file_io.hpp"
 
+#include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "distgrid/error.hpp"
@@ -19,23 +27,64 @@ std::string read_file(const std::string& path) {
   return bytes.str();
 }
 
+namespace {
+
+/// Fault injection for the crash-safety test: with DISTGRID_FAULT_KILL_AFTER_BYTES=N
+/// in the environment, the process kills itself (SIGKILL, no clean-up) once N
+/// bytes of a temporary file are written. Unset in normal use.
+std::optional<std::size_t> kill_after_bytes() {
+  const char* text = std::getenv("DISTGRID_FAULT_KILL_AFTER_BYTES");
+  if (!text || !*text) return std::nullopt;
+  return static_cast<std::size_t>(std::strtoull(text, nullptr, 10));
+}
+
+constexpr std::size_t kWriteChunk = std::size_t{1} << 20;
+
+/// Writes all bytes to fd, retrying after signals; false on any other failure.
+bool write_all(int fd, std::string_view bytes, std::optional<std::size_t> kill_after) {
+  std::size_t done = 0;
+  while (done < bytes.size()) {
+    std::size_t chunk = std::min(kWriteChunk, bytes.size() - done);
+    if (kill_after && *kill_after >= done && *kill_after < done + chunk) chunk = *kill_after - done;
+    if (kill_after && done == *kill_after) ::kill(::getpid(), SIGKILL);
+    const ssize_t n = ::write(fd, bytes.data() + done, chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+/// Flushes the folder holding `path`, so the rename itself survives a power loss.
+void sync_parent_folder(const std::string& path) {
+  const std::filesystem::path folder = std::filesystem::path(path).parent_path();
+  const int fd = ::open(folder.empty() ? "." : folder.c_str(), O_RDONLY | O_DIRECTORY);
+  if (fd < 0) return;  // best effort: the data itself is already on disk
+  ::fsync(fd);
+  ::close(fd);
+}
+
+}  // namespace
+
 void replace_file(const std::string& path, std::string_view bytes) {
   const std::string temp = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    if (!out) throw Error(ErrorCode::badfile, path + ": cannot open a temporary file beside it for writing");
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    out.flush();
-    if (!out) {
-      out.close();
-      std::remove(temp.c_str());
-      throw Error(ErrorCode::badfile, path + ": write failed (disk full?)");
-    }
+  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd < 0)
+    throw Error(ErrorCode::badfile, path + ": cannot open a temporary file beside it for writing (" +
+                                        std::strerror(errno) + ")");
+  const bool written = write_all(fd, bytes, kill_after_bytes()) && ::fsync(fd) == 0;
+  const int write_errno = errno;
+  const bool closed = ::close(fd) == 0;
+  if (!written || !closed) {
+    std::remove(temp.c_str());
+    throw Error(ErrorCode::badfile,
+                path + ": write failed (" + std::strerror(written ? errno : write_errno) + ")");
   }
   if (std::rename(temp.c_str(), path.c_str()) != 0) {
     std::remove(temp.c_str());
     throw Error(ErrorCode::badfile, path + ": cannot replace it with the written temporary file");
   }
+  sync_parent_folder(path);
 }
 
 }  // namespace distgrid

@@ -14,6 +14,8 @@
 #include "distgrid/grid_io.hpp"
 
 #include <bit>
+#include <span>
+#include <string_view>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -24,6 +26,7 @@
 
 #include "distgrid/error.hpp"
 #include "distgrid/file_io.hpp"
+#include "distgrid/memory_budget.hpp"
 
 namespace distgrid {
 
@@ -53,7 +56,7 @@ void put(std::vector<unsigned char>& out, T value) {
 }
 
 template <class T>
-T get(const std::vector<unsigned char>& in, std::size_t offset) {
+T get(std::span<const unsigned char> in, std::size_t offset) {
   T value;
   std::memcpy(&value, in.data() + offset, sizeof(T));
   return value;
@@ -64,7 +67,7 @@ T get(const std::vector<unsigned char>& in, std::size_t offset) {
 }
 
 template <class S>
-AnyGrid read_grid_body(const std::vector<unsigned char>& bytes, const std::string& path, double h,
+AnyGrid read_grid_body(std::span<const unsigned char> bytes, const std::string& path, double h,
                        double band, std::uint64_t stored, std::uint64_t inside) {
   Grid<S> grid = [&] {
     try {
@@ -128,19 +131,12 @@ void save_grid(const Grid<S>& grid, const std::string& path) {
   replace_file(path, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
 }
 
-AnyGrid load_grid(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) bad_file(path, "cannot open for reading");
-  in.seekg(0, std::ios::end);
-  const std::streamoff end = in.tellg();
-  if (end < 0) bad_file(path, "cannot read its size");
-  const auto size = static_cast<std::uint64_t>(end);
+AnyGrid parse_grid(std::string_view file_bytes, const std::string& path) {
+  const std::span<const unsigned char> bytes(reinterpret_cast<const unsigned char*>(file_bytes.data()),
+                                             file_bytes.size());
+  const std::uint64_t size = bytes.size();
   if (size < kHeaderBytes + 8)
-    bad_file(path, "truncated: " + std::to_string(size) + " bytes, shorter than the 56-byte header and checksum");
-  in.seekg(0);
-  std::vector<unsigned char> bytes(static_cast<std::size_t>(size));
-  in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(size));
-  if (!in) bad_file(path, "read failed");
+    bad_file(path, "truncated: " + std::to_string(size) + " bytes, shorter than the 48-byte header and checksum");
 
   if (std::memcmp(bytes.data(), kMagic, 8) != 0) bad_file(path, "not a .dgrid file (magic at byte 0)");
   const auto version = get<std::uint32_t>(bytes, 8);
@@ -159,6 +155,7 @@ AnyGrid load_grid(const std::string& path) {
     bad_file(path, "brick counts at bytes 32-47 (" + std::to_string(stored) + " stored, " +
                        std::to_string(inside) + " inside) disagree with the file size " +
                        std::to_string(size) + " (truncated or corrupt)");
+  check_memory_budget(stored, inside, scalar, default_memory_budget(), path);
   const auto checksum = get<std::uint64_t>(bytes, static_cast<std::size_t>(size - 8));
   if (checksum != fnv1a(bytes.data(), static_cast<std::size_t>(size - 8)))
     bad_file(path, "checksum at byte " + std::to_string(size - 8) + " does not match the content (corrupt)");
@@ -167,6 +164,8 @@ AnyGrid load_grid(const std::string& path) {
   return scalar == 4 ? read_grid_body<float>(bytes, path, h, band, stored, inside)
                      : read_grid_body<double>(bytes, path, h, band, stored, inside);
 }
+
+AnyGrid load_grid(const std::string& path) { return parse_grid(read_file(path), path); }
 
 template void save_grid<float>(const Grid<float>&, const std::string&);
 template void save_grid<double>(const Grid<double>&, const std::string&);

@@ -355,6 +355,8 @@ Grid<S> bake_mesh(const PreparedMesh& mesh, const MeshBakeSettings& settings, co
   std::vector<std::int64_t> near_keys(order.size());
   for (std::size_t r = 0; r < order.size(); ++r) near_keys[r] = slot_keys[order[r]];
 
+  check_memory_budget(near_keys.size(), 0, sizeof(S), settings.max_memory_bytes,
+                      "mesh at h = " + std::to_string(h));
   grid.reserve(near_keys.size());
   std::vector<S*> targets;
   targets.reserve(near_keys.size());

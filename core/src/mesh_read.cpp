@@ -495,9 +495,9 @@ bool starts_with_word(std::string_view bytes, std::string_view word) {
 
 }  // namespace
 
-TriangleMesh read_mesh(const std::string& path) {
-  const std::string bytes = read_file(path);
-  const std::string_view view(bytes);
+TriangleMesh read_mesh(const std::string& path) { return parse_mesh(read_file(path), path); }
+
+TriangleMesh parse_mesh(std::string_view view, const std::string& path) {
   if (view.substr(0, 4) == "ply\n" || view.substr(0, 5) == "ply\r\n") return read_ply(view, path);
   // A binary STL whose header happens to start with "solid" is recognised by its size.
   if (looks_like_binary_stl(view)) return read_binary_stl(view, path);

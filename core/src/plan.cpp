@@ -19,6 +19,7 @@
 
 #include "distgrid/brick_key.hpp"
 #include "distgrid/error.hpp"
+#include "distgrid/interrupt.hpp"
 
 namespace distgrid {
 
@@ -42,13 +43,20 @@ struct PlanWalk {
   const Field<S>& field;
   double h, band_width;
   std::array<std::int64_t, 3> lo, hi;
+  std::uint64_t max_memory_bytes;
   Plan& plan;
+
+  void check_memory(std::uint64_t more_near, std::uint64_t more_inside) const {
+    check_memory_budget(plan.near_keys.size() + more_near, plan.inside_keys.size() + more_inside, sizeof(S),
+                        max_memory_bytes, "part at h = " + number_text(h));
+  }
 
   void add_inside_range(const std::array<std::int64_t, 3>& a, const std::array<std::int64_t, 3>& b) {
     const std::int64_t count = (b[0] - a[0] + 1) * (b[1] - a[1] + 1) * (b[2] - a[2] + 1);
     if (static_cast<std::int64_t>(plan.inside_keys.size()) + count > kMaxInsideBricks)
       throw Error(ErrorCode::toolarge, "part too large: more than " + std::to_string(kMaxInsideBricks) +
                                            " bricks wholly inside (h = " + number_text(h) + ")");
+    check_memory(0, static_cast<std::uint64_t>(count));
     for (std::int64_t x = a[0]; x <= b[0]; ++x)
       for (std::int64_t y = a[1]; y <= b[1]; ++y)
         for (std::int64_t z = a[2]; z <= b[2]; ++z) plan.inside_keys.push_back(brick_key(x, y, z));
@@ -56,6 +64,7 @@ struct PlanWalk {
 
   // Cube of `size` bricks per axis starting at brick `at` (size a power of two).
   void visit(const std::array<std::int64_t, 3>& at, std::int64_t size) {
+    throw_if_interrupted();
     std::array<std::int64_t, 3> a{}, b{};
     for (std::size_t k = 0; k < 3; ++k) {
       a[k] = std::max(at[k], lo[k]);
@@ -77,6 +86,7 @@ struct PlanWalk {
       if (static_cast<std::int64_t>(plan.near_keys.size()) >= kMaxNearBricks)
         throw Error(ErrorCode::toolarge, "part too large: more than " + std::to_string(kMaxNearBricks) +
                                              " bricks to compute (h = " + number_text(h) + ")");
+      check_memory(1, 0);
       plan.near_keys.push_back(brick_key(at[0], at[1], at[2]));
       return;
     }
@@ -161,7 +171,7 @@ Plan plan_bricks(const Field<S>& field, const BakeSettings& settings) {
   std::int64_t size = 1;
   for (std::size_t a = 0; a < 3; ++a)
     while (size < plan.hi[a] - plan.lo[a] + 1) size *= 2;
-  PlanWalk<S> walk{field, settings.h, settings.band * settings.h, plan.lo, plan.hi, plan};
+  PlanWalk<S> walk{field, settings.h, settings.band * settings.h, plan.lo, plan.hi, settings.max_memory_bytes, plan};
   walk.visit(plan.lo, size);
   std::sort(plan.near_keys.begin(), plan.near_keys.end());
   std::sort(plan.inside_keys.begin(), plan.inside_keys.end());

@@ -19,6 +19,7 @@ namespace distgrid::tools {
 namespace {
 
 using command_line::Arguments;
+using command_line::parse_bytes;
 using command_line::parse_count;
 using command_line::parse_number;
 using command_line::ProgressLine;
@@ -35,6 +36,8 @@ constexpr const char* kBakeMeshHelp = R"(usage: distgrid bake --mesh FILE (--h H
   --allow-open             bake an open, non-manifold or inconsistently oriented
                            mesh anyway (its signs and inside bricks are not trusted)
   --threads N              worker threads (default: all; results do not depend on it)
+  --max-memory SIZE        refuse (toolarge) before baking when the grid would need more
+                           (e.g. 512M, 8G; default: 3/4 of physical memory)
   --out FILE               output .dgrid (written to a temporary file, then renamed)
 
 Prints the mesh's validation report and the bake's statistics.
@@ -66,7 +69,7 @@ void bake_and_save(const PreparedMesh& mesh, const MeshBakeSettings& settings, c
 
 int run_bake_mesh(int argc, char** argv) {
   const Arguments args = Arguments::parse(
-      argc, argv, {"--mesh", "--h", "--voxels-per-diagonal", "--band", "--storage", "--threads", "--out"}, {"--allow-open"});
+      argc, argv, {"--mesh", "--h", "--voxels-per-diagonal", "--band", "--storage", "--threads", "--max-memory", "--out"}, {"--allow-open"});
   if (args.help) {
     std::fputs(kBakeMeshHelp, stdout);
     return 0;
@@ -86,6 +89,7 @@ int run_bake_mesh(int argc, char** argv) {
   const unsigned long long voxels = per_diagonal ? parse_count(*per_diagonal, "--voxels-per-diagonal", 1, 1000000) : 0;
   if (auto band = args.get("--band")) settings.band = parse_number(*band, "--band");
   if (auto threads = args.get("--threads")) settings.threads = static_cast<unsigned>(parse_count(*threads, "--threads", 1, 1024));
+  if (auto budget = args.get("--max-memory")) settings.max_memory_bytes = parse_bytes(*budget, "--max-memory");
 
   const PreparedMesh mesh = prepare_mesh(read_mesh(*mesh_file), *mesh_file, args.has_flag("--allow-open"));
   std::fputs(describe(mesh.report).c_str(), stdout);

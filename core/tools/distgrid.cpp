@@ -27,6 +27,7 @@ namespace {
 using distgrid::Error;
 using distgrid::ErrorCode;
 using distgrid::command_line::Arguments;
+using distgrid::command_line::parse_bytes;
 using distgrid::command_line::parse_count;
 using distgrid::command_line::parse_number;
 using distgrid::command_line::ProgressLine;
@@ -54,6 +55,8 @@ constexpr const char* kBakeHelp = R"(usage: distgrid bake (--spec FILE | --part 
   --storage float|double brick storage scalar (default float)
   --bbox X0,Y0,Z0,X1,Y1,Z1  box to bake instead of the formula's own
   --threads N            worker threads (default: all; results do not depend on it)
+  --max-memory SIZE      refuse (toolarge) before baking when the grid would need more
+                         (e.g. 512M, 8G; default: 3/4 of physical memory)
   --out FILE             output .dgrid (written to a temporary file, then renamed)
   --list-parts           print the built-in parts and exit
 
@@ -114,7 +117,7 @@ int run_bake(int argc, char** argv) {
   for (int n = 2; n < argc; ++n)
     if (std::string(argv[n]) == "--mesh") return distgrid::tools::run_bake_mesh(argc, argv);
   const Arguments args = Arguments::parse(
-      argc, argv, {"--spec", "--part", "--h", "--band", "--storage", "--bbox", "--threads", "--out"},
+      argc, argv, {"--spec", "--part", "--h", "--band", "--storage", "--bbox", "--threads", "--max-memory", "--out"},
       {"--list-parts"});
   if (args.help) {
     std::fputs(kBakeHelp, stdout);
@@ -138,6 +141,7 @@ int run_bake(int argc, char** argv) {
   settings.h = parse_number(*h_text, "--h");
   if (auto band = args.get("--band")) settings.band = parse_number(*band, "--band");
   if (auto threads = args.get("--threads")) settings.threads = static_cast<unsigned>(parse_count(*threads, "--threads", 1, 1024));
+  if (auto budget = args.get("--max-memory")) settings.max_memory_bytes = parse_bytes(*budget, "--max-memory");
   if (auto bbox = args.get("--bbox")) {
     std::vector<double> v;
     std::stringstream in(*bbox);

@@ -2,7 +2,7 @@
 // What the command-line tools share: argument parsing, number parsing, the
 // error-to-exit-code rule and progress on a terminal.
 // Exit codes: 0 success, 1 failure (a typed error, printed as
-// '<tool>: <code>: <message>'), 2 bad usage.
+// '<tool>: <code>: <message>'), 2 bad usage, 130 stopped by Ctrl-C or SIGTERM.
 #include <unistd.h>
 
 #include <cerrno>
@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "distgrid/error.hpp"
+#include "distgrid/interrupt.hpp"
 
 namespace distgrid::command_line {
 
@@ -100,9 +101,38 @@ inline unsigned long long parse_count(const std::string& text, const std::string
   return v;
 }
 
+/// A size in bytes: a whole number with an optional binary unit K, M, G or T
+/// (1024-based; "KiB", "MB" and the like are read the same), e.g. "512M", "8GiB".
+inline unsigned long long parse_bytes(const std::string& text, const std::string& what) {
+  std::size_t digits = 0;
+  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
+  std::string unit = text.substr(digits);
+  for (const char* suffix : {"iB", "B"})
+    if (unit.size() > 1 && unit.size() >= std::string(suffix).size() &&
+        unit.compare(unit.size() - std::string(suffix).size(), std::string::npos, suffix) == 0) {
+      unit.resize(unit.size() - std::string(suffix).size());
+      break;
+    }
+  int shift = -1;
+  if (unit.empty() || unit == "B") shift = 0;
+  else if (unit == "K" || unit == "k") shift = 10;
+  else if (unit == "M") shift = 20;
+  else if (unit == "G") shift = 30;
+  else if (unit == "T") shift = 40;
+  const std::string usage = what + " expects a size such as 4096, 512M or 8G, got '" + text + "'";
+  if (digits == 0 || shift < 0) throw UsageError{usage};
+  const unsigned long long count = parse_count(text.substr(0, digits), what, 1, ~0ull >> shift);
+  return count << shift;
+}
+
+/// Exit code of a run stopped by Ctrl-C (128 + SIGINT, as shells report it).
+inline constexpr int kInterruptedExitCode = 130;
+
 /// Runs a tool's body and turns what it throws into a message and an exit code.
+/// Installs the Ctrl-C handlers first (interrupt.hpp).
 template <class Body>
 int run_tool(const char* tool, Body&& body) noexcept {
+  install_interrupt_handlers();
   try {
     return body();
   } catch (const UsageError& e) {
@@ -111,7 +141,7 @@ int run_tool(const char* tool, Body&& body) noexcept {
     return 2;
   } catch (const Error& e) {
     std::fprintf(stderr, "%s: %s: %s\n", tool, std::string(error_code_name(e.code())).c_str(), e.what());
-    return 1;
+    return e.code() == ErrorCode::interrupted ? kInterruptedExitCode : 1;
   } catch (const std::bad_alloc&) {
     std::fprintf(stderr, "%s: toolarge: out of memory\n", tool);
     return 1;

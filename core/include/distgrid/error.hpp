@@ -15,6 +15,7 @@ enum class ErrorCode {
   openmesh,  ///< open, non-manifold or inconsistently oriented mesh
   badfile,   ///< unreadable, truncated or corrupt file
   badarg,    ///< a bad argument value (h <= 0, band < 1, ...)
+  interrupted,  ///< stopped by SIGINT or SIGTERM (Ctrl-C) before finishing
 };
 
 /// Stable lower-case name of a code, as printed by the tools ("nobox", ...).

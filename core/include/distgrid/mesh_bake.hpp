@@ -32,6 +32,8 @@ struct MeshBakeSettings {
   double h = 0;          ///< voxel size (world units), finite and > 0
   double band = 3;       ///< band half-width in voxels, finite and >= 1
   unsigned threads = 0;  ///< 0: all hardware threads
+  /// The grid of the bricks to compute must fit, else Error(toolarge) before baking.
+  std::uint64_t max_memory_bytes = default_memory_budget();
 };
 
 struct MeshBakeStats {
@@ -49,7 +51,7 @@ struct MeshBakeStats {
 };
 
 /// Throws Error(badarg) for bad h or band and Error(toolarge) when the mesh's box
-/// does not fit the key range. `stats`, when given, receives what the bake did.
+/// does not fit the key range or the bricks to compute exceed the memory budget. `stats`, when given, receives what the bake did.
 template <class S>
 Grid<S> bake_mesh(const PreparedMesh& mesh, const MeshBakeSettings& settings, const ProgressFn& progress = {},
                   MeshBakeStats* stats = nullptr);

@@ -4,6 +4,7 @@
 // file and the line, record or byte offset; writers go through a temporary file
 // and a rename, and throw Error(badfile) naming the path.
 #include <string>
+#include <string_view>
 
 #include "distgrid/mesh.hpp"
 
@@ -14,6 +15,9 @@ enum class MeshFormat { stl_binary, stl_ascii, obj, ply_ascii, ply_binary };
 /// Reads a mesh; the format is chosen by content (the extension may lie).
 /// Implemented in mesh_read.cpp.
 TriangleMesh read_mesh(const std::string& path);
+
+/// The same from the file's bytes; `path` only names the input in errors.
+TriangleMesh parse_mesh(std::string_view bytes, const std::string& path);
 
 /// Writes a mesh in the given format with enough digits or bits that a double
 /// round-trips where the format allows (binary STL is float32 by definition).

@@ -7,6 +7,7 @@
 
 #include "distgrid/box.hpp"
 #include "distgrid/field.hpp"
+#include "distgrid/memory_budget.hpp"
 
 namespace distgrid {
 
@@ -15,6 +16,8 @@ struct BakeSettings {
   double band = 3;             ///< band half-width in voxels, finite and >= 1
   std::optional<Box> bbox;     ///< overrides the formula's own box
   unsigned threads = 0;        ///< 0: all hardware threads
+  /// The planned grid (planned_grid_bytes) must fit, else Error(toolarge) before baking.
+  std::uint64_t max_memory_bytes = default_memory_budget();
 };
 
 /// Radius, in voxels, of the ball around a brick centre that holds all its nodes.
@@ -31,6 +34,8 @@ struct Plan {
 /// Throws Error(badarg) for bad h or band, Error(nobox) when neither the field
 /// nor the settings give a finite box, Error(toolarge) when the brick range is
 /// outside the key range or wider than kMaxBricksPerAxis on an axis.
+/// plan_bricks also throws Error(toolarge) as soon as the planned bricks
+/// exceed settings.max_memory_bytes.
 void check_bake_settings(const BakeSettings& settings);
 /// Brick range {lo x, y, z, hi x, y, z} = floor(padded_box / h / 8); Error(toolarge)
 /// outside the key range or wider than kMaxBricksPerAxis.

@@ -10,6 +10,8 @@
 #include <thread>
 #include <vector>
 
+#include "distgrid/interrupt.hpp"
+
 namespace distgrid::detail {
 
 inline unsigned resolve_thread_count(unsigned requested) noexcept {
@@ -22,7 +24,9 @@ inline unsigned resolve_thread_count(unsigned requested) noexcept {
 /// (0: all hardware threads; the calling thread is one of them), after each chunk
 /// calls on_chunk_done(items done so far) under a lock, and on_worker_exit() on
 /// each extra thread before it ends (for per-thread caches of libraries). The
-/// first exception thrown by a body is rethrown after all threads stop.
+/// first exception thrown by a body is rethrown after all threads stop; a
+/// requested interrupt (interrupt.hpp) stops the loop between chunks with
+/// Error(interrupted).
 template <class Body, class OnChunkDone, class OnWorkerExit>
 void parallel_chunks(std::size_t count, unsigned threads, std::size_t chunk, Body&& body,
                      OnChunkDone&& on_chunk_done, OnWorkerExit&& on_worker_exit) {
@@ -43,6 +47,7 @@ void parallel_chunks(std::size_t count, unsigned threads, std::size_t chunk, Bod
       if (c >= chunks) return;
       const std::size_t begin = c * chunk, end = std::min(count, begin + chunk);
       try {
+        throw_if_interrupted();
         body(begin, end);
       } catch (...) {
         std::lock_guard<std::mutex> lock(mutex);
