@@ -1,10 +1,12 @@
-// Fuzz target for audit reports: JSON parsing and the gate over the checked-in
-// budgets (the path the CI gate takes with a report it is handed).
+// Fuzz target for audit reports: JSON parsing, the gate over the checked-in
+// budgets (the path the CI gate takes with a report it is handed), and the
+// policy page rendered from it.
 #include <string>
 #include <vector>
 
 #include "distgrid/audit/gate.hpp"
 #include "distgrid/json_text.hpp"
+#include "distgrid/render/policy_page.hpp"
 #include "fuzz_input.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -14,6 +16,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const nlohmann::json report =
         distgrid::parse_json_text(distgrid::fuzz::as_text(data, size), "fuzz-input", distgrid::ErrorCode::badfile);
     (void)distgrid::audit::check_report(report, budgets);
+  });
+  distgrid::fuzz::expect_typed_errors_only([&] {
+    const nlohmann::json report = distgrid::render::parse_report(distgrid::fuzz::as_text(data, size), "fuzz-input");
+    (void)distgrid::render::policy_page_html(report, {});
   });
   return 0;
 }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "distgrid/error.hpp"
+#include "distgrid/json_text.hpp"
 #include "distgrid/file_io.hpp"
 #include "html.hpp"
 #include "page_style.hpp"
@@ -962,12 +963,7 @@ class PageWriter {
 }  // namespace
 
 json parse_report(std::string_view text, const std::string& name) {
-  json report;
-  try {
-    report = json::parse(text);
-  } catch (const json::parse_error& e) {
-    throw Error(ErrorCode::badfile, name + ": not JSON (byte " + std::to_string(e.byte) + ")");
-  }
+  const json report = parse_json_text(text, name, ErrorCode::badfile);
   if (!report.is_object()) throw Error(ErrorCode::badfile, name + ": not a distgrid-audit report (not a JSON object)");
   const json* schema = member(report, "schema");
   if (!schema || !schema->is_string())

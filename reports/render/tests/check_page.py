@@ -177,7 +177,7 @@ def check_bad(tool, report_path, work):
         report = json.load(f)
     text = json.dumps(report)
     cases = {
-        "truncated.json": (text[: len(text) // 2], "not JSON"),
+        "truncated.json": (text[: len(text) // 2], "not valid JSON at byte"),
         "wrong_schema.json": (json.dumps(dict(report, schema="distgrid-audit-report/0")), "distgrid-audit-report/0"),
         "no_schema.json": (json.dumps({k: v for k, v in report.items() if k != "schema"}), "no \"schema\""),
         "array.json": ("[1, 2]", "not a JSON object"),
