@@ -280,7 +280,7 @@ ClaimResult volume_flat_exact(ClaimContext& context) {
     r.verdict = Verdict::refuted;
     r.evidence =
         "Exact only for some planes. An axis-aligned plane is exact column by column (exact rationals; a clipped box "
-        "errs by " + evidence_number(worst_axis_box) + " relative), and a plane p.x = c with integer p and whole-number "
+        "errs by " + evidence_number(worst_axis_box) + " relative, the 134-bit reference's own rounding), and a plane p.x = c with integer p and whole-number "
         "|p| (e.g. (2,3,6)/7) is exact over every lattice period although single columns err by up to 0.07 voxel. "
         "But for (1,1,1)/sqrt(3) every column errs by the same " + evidence_number(worst_other_period) +
         " voxel, its sign set by the offset, so a face gains error ~ area * h: first order, not exact. "
