@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "distgrid/audit/claims.hpp"
@@ -173,8 +174,12 @@ json comparison_json(RunContext& context, const json& entries, const Refinement&
   bool float_enough = true;
   for (const RefinementPart& p : refinement.parts)
     for (const RefinementPoint& q : p.points) {
-      const double sample_ratio = q.sample_storage_h / q.sample_method_h;
-      const double volume_ratio = q.volume_storage_relative / std::fabs(q.volume_method_relative);
+      // storage / method; a method error of exactly zero leaves only storage == 0 negligible.
+      const auto share = [](double storage, double method) {
+        return method > 0 ? storage / method : storage == 0 ? 0.0 : std::numeric_limits<double>::infinity();
+      };
+      const double sample_ratio = share(q.sample_storage_h, q.sample_method_h);
+      const double volume_ratio = share(q.volume_storage_relative, std::fabs(q.volume_method_relative));
       const bool enough = sample_ratio <= kNegligibleStorageShare && volume_ratio <= kNegligibleStorageShare;
       float_enough = float_enough && enough;
       const std::string at = p.part + " at h = " + evidence_number(q.h);
