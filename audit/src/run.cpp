@@ -9,6 +9,9 @@
 #include <thread>
 
 #include "distgrid/audit/calculation.hpp"
+#include "distgrid/audit/claim_gate.hpp"
+#include "distgrid/audit/claims.hpp"
+#include "distgrid/audit/comparison.hpp"
 #include "distgrid/audit/gate.hpp"
 #include "distgrid/audit/high_precision.hpp"
 #include "distgrid/audit/report.hpp"
@@ -174,6 +177,31 @@ nlohmann::json run_audit(const RunSettings& settings, Progress& progress) {
       for (const StratumCount& s : results.front().strata) c[s.name] = s.count;
     }
   }
+  // Claims, the refinement series and the float-vs-double comparison. The
+  // comparison needs both storages and every calculation; a claim runs when one
+  // of its calculations is selected.
+  const bool quick = settings.inputs < kQuickInputsBelow;
+  const bool compare = context.wants(Storage::float32) && context.wants(Storage::float64) &&
+                       settings.calculations.empty();
+  bool any_claim = false, curved_claim = false;
+  for (const Claim& claim : claims()) {
+    const bool selected = claim_selected(claim, settings.calculations);
+    any_claim = any_claim || selected;
+    curved_claim = curved_claim || (selected && claim.id == "volume.curved_second_order");
+  }
+  Refinement refinement;
+  if (compare || curved_claim) refinement = run_refinement(context, default_refinement_series(quick), quick);
+  nlohmann::json claims_section;
+  if (any_claim) {
+    ClaimContext claim_context{context, refinement, quick};
+    claims_section = run_claims(claim_context);
+    const nlohmann::json partial = {{"claims", claims_section}};
+    all_pass = all_pass && check_claims(partial, load_claim_gates(settings.budgets_path)).empty();
+  }
+
+  nlohmann::json comparison_section;
+  if (compare) comparison_section = comparison_json(context, entries, refinement);
+
   nlohmann::json settings_section = settings_json(settings, context);
   settings_section["inputs"] = counts;
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -193,6 +221,9 @@ nlohmann::json run_audit(const RunSettings& settings, Progress& progress) {
                            {"calculations", entries},
                            {"gate", {{"budgets", budgets_name}, {"status", all_pass ? "pass" : "fail"}}},
                            {"run_seconds", seconds}};
+  if (any_claim) report["claims"] = claims_section;
+  if (refinement.ran) report["refinement"] = refinement_json(refinement);
+  if (compare) report["comparison"] = comparison_section;
   check_all_finite(report);
   return report;
 }

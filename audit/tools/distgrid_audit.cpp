@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "distgrid/audit/calculation.hpp"
+#include "distgrid/audit/claim_gate.hpp"
+#include "distgrid/audit/claims.hpp"
 #include "distgrid/audit/gate.hpp"
 #include "distgrid/audit/report.hpp"
 #include "distgrid/audit/run.hpp"
@@ -34,7 +36,7 @@ constexpr const char* kMainHelp = R"(usage: distgrid-audit <command> [options]
 Commands:
   run    measure the calculations and write a JSON report
   gate   check a report against the precision budgets
-  list   print the registered calculations and the default parts
+  list   print the registered calculations, claims and default parts
   render write the policy page (one self-contained HTML file) from a report
 
 Run 'distgrid-audit <command> --help' for a command's options.
@@ -63,8 +65,10 @@ fewer inputs audits the first inputs of a larger one.
 constexpr const char* kGateHelp = R"(usage: distgrid-audit gate REPORT.json [--budgets FILE]
 
 Checks every calculation of the report against its budgets (default:
-audit/gates.json). Prints each check; exits 1 listing each calculation and
-storage that missed a budget or has none, 0 when all pass.
+audit/gates.json), and every claim the gates file records as verified against
+the report's verdict. Prints each check; exits 1 listing each calculation and
+storage that missed a budget or has none and each recorded claim now refuted,
+0 when all pass.
 )";
 
 constexpr const char* kRenderHelp = R"(usage: distgrid-audit render REPORT.json --out FILE.html [--source-dir DIR]
@@ -136,6 +140,11 @@ int run_command(int argc, char** argv) {
                 entry["declared"].get<std::string>().c_str(), max.is_null() ? "null" : max.dump().c_str(),
                 unit.c_str(), entry["gate"]["status"].get<std::string>().c_str());
   }
+  if (report.contains("claims"))
+    for (const nlohmann::json& claim : report["claims"])
+      std::printf("claim %-42s %s\n", claim["id"].get<std::string>().c_str(), claim["verdict"].get<std::string>().c_str());
+  if (report.contains("comparison"))
+    std::printf("float or double: %s\n", report["comparison"]["verdict"]["decision"].get<std::string>().c_str());
   std::printf("wrote %s (%.1f s)\n", out->c_str(), report["run_seconds"].get<double>());
   return 0;
 }
@@ -157,6 +166,8 @@ int gate_command(int argc, char** argv) {
   } catch (const Error& e) {
     throw Error(e.code(), report_path + ": " + e.what());
   }
+  for (audit::GateFailure& f : audit::check_claims(report, audit::load_claim_gates(budgets_path)))
+    failures.push_back(std::move(f));
   std::size_t entries = report["calculations"].size();
   for (const audit::GateFailure& f : failures)
     std::printf("FAIL %s %s: %s\n", f.id.c_str(), f.storage.c_str(), f.message.c_str());
@@ -196,6 +207,9 @@ int list_command(int argc, char** argv) {
   for (const audit::Calculation& c : audit::calculations())
     std::printf("  %-12s %-15s %s\n", std::string(c.id).c_str(), std::string(audit::precision_name(c.declared)).c_str(),
                 std::string(c.title).c_str());
+  std::printf("claims:\n");
+  for (const audit::Claim& c : audit::claims())
+    std::printf("  %-42s %s\n", std::string(c.id).c_str(), std::string(c.statement).c_str());
   std::printf("default parts:\n");
   for (const distgrid::DefaultPart& p : distgrid::default_parts())
     std::printf("  %-12s %s\n", p.name.c_str(), p.description.c_str());

@@ -24,6 +24,9 @@ inline constexpr std::uint64_t kDefaultSeed = 20261201;
 /// Inputs per generator and part in a default run: all default parts and both
 /// storages take about 25 s in Release on two idle cores (and about 200 MB).
 inline constexpr std::size_t kDefaultInputs = 10000;
+/// A run with fewer inputs per generator and part than this is quick: the claims
+/// draw fewer inputs and the refinement series stops at h = 1/64.
+inline constexpr std::size_t kQuickInputsBelow = 1000;
 
 struct RunSettings {
   std::vector<Storage> storages{Storage::float32, Storage::float64};

@@ -1,0 +1,25 @@
+#pragma once
+// The float-vs-double comparison of a run with both storages: every calculation's
+// storage and method errors side by side, sign flips at nodes, contour
+// differences, memory per brick, and the verdict on the policy's open item
+// (keep float and state the grid's resolution next to h, or move to double).
+#include <nlohmann/json.hpp>
+
+#include "distgrid/audit/refinement.hpp"
+
+namespace distgrid::audit {
+
+class RunContext;
+
+/// Float's storage error counts as negligible where it is at most this share of
+/// the method error (the discretisation a reader already accepts at that h).
+inline constexpr double kNegligibleStorageShare = 0.01;
+
+/// The report's "comparison" section. `calculation_entries` is the report's
+/// "calculations" array: a row is made for every id with both storages whose
+/// entries carry storage and method errors (and per part where the entry's
+/// details.by_part gives them). Precondition: the run has both storages.
+nlohmann::json comparison_json(RunContext& context, const nlohmann::json& calculation_entries,
+                               const Refinement& refinement);
+
+}  // namespace distgrid::audit

@@ -1,0 +1,95 @@
+#pragma once
+// The h-refinement series: each part baked at a list of voxel sizes in float and
+// double bricks. It gives the volume's method error at each h (for the
+// second-order claim and its fitted order) and, per part and h, float's storage
+// error next to the method error (for the comparison's verdict).
+#include <cstddef>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace distgrid::audit {
+
+class RunContext;
+
+/// error ~ coefficient * h^order, by least squares on (log h, log |error|).
+struct OrderFit {
+  std::optional<double> order, coefficient;
+  /// Largest |log|error| - fitted log|error||, natural log: how straight the line is.
+  std::optional<double> max_log_residual;
+  std::string null_reason;  ///< why order is null (fewer than two points, a zero error, equal h)
+};
+
+/// Precondition: h and error have equal sizes. Non-positive h, non-finite
+/// values and zero errors make the fit null with a reason.
+OrderFit fit_order(std::span<const double> h, std::span<const double> error);
+
+/// One part at one h.
+struct RefinementPoint {
+  double h = 0;
+  std::size_t stored_bricks = 0;        ///< double grid
+  double volume_double = 0, volume_float = 0;
+  /// (V_double - V_analytic) / V_analytic, signed: the method error (double bricks
+  /// cost about 1e-15 of it, arithmetic included; measured by grid.volume).
+  double volume_method_relative = 0;
+  /// |V_float - V_double| / V_analytic: what float bricks add.
+  double volume_storage_relative = 0;
+  std::size_t samples = 0;
+  /// max over sample points of |double grid sample - clamp(f(p), +-band h)| / h.
+  double sample_method_h = 0;
+  /// max over the same points of |float grid sample - double grid sample| / h.
+  double sample_storage_h = 0;
+  std::size_t nodes_compared = 0;  ///< stored nodes of both grids
+  std::size_t sign_flips = 0;      ///< nodes whose float and double values differ in sign (< 0)
+  double memory_float_per_brick = 0, memory_double_per_brick = 0;
+  double seconds = 0;              ///< wall time for this point (not compared between runs)
+};
+
+struct RefinementPart {
+  std::string part;
+  double analytic_volume = 0;
+  bool analytic_exact = false;
+  double analytic_uncertainty = 0;  ///< relative
+  std::vector<RefinementPoint> points;  ///< by ascending index into the series (largest h first)
+  OrderFit fit;                         ///< of |volume_method_relative| against h
+  /// False where the part's features are only a few voxels wide at these h, so
+  /// the fit does not show the method's asymptotic order.
+  bool asymptotic = true;
+  /// Leading coefficient expected from the mean-curvature bias h^2/12 * integral of
+  /// H dA / V (edges counted by their dihedral angle), where the part's shape gives it.
+  std::optional<double> predicted_coefficient;
+  /// "smooth curved" (sphere, torus), "flat faces and sharp edges" (a box) or
+  /// "mixed" (flat, curved, rounded and cut features), from the part's formula.
+  std::string surface;
+  std::string predicted_null_reason;
+};
+
+struct Refinement {
+  std::vector<double> h;
+  std::vector<RefinementPart> parts;
+  /// Parts (h = 0: at every h) or single points of the run left out, with why.
+  struct Skipped {
+    std::string part;
+    double h = 0;
+    std::string why;
+  };
+  std::vector<Skipped> skipped;
+  double seconds = 0;
+  bool ran = false;
+};
+
+/// h = 1/16, 1/32, 1/64, 1/128; a quick run stops at 1/64.
+std::vector<double> default_refinement_series(bool quick);
+
+/// Bakes each of the run's parts with an exact (or well known) volume at every h
+/// of the series, float and double. The run's own grids are reused at the run's h.
+/// Sample points are drawn from (seed, "refinement", part, index).
+Refinement run_refinement(RunContext& context, const std::vector<double>& h_series, bool quick);
+
+/// The report's "refinement" section.
+nlohmann::json refinement_json(const Refinement& refinement);
+
+}  // namespace distgrid::audit
