@@ -114,16 +114,19 @@ std::string worst_input_text(const json& entry, const std::string& metric) {
   if (metric == "/mismatches" && entry.contains(mismatch_examples) && entry[mismatch_examples].is_array() &&
       !entry[mismatch_examples].empty())
     return kept_input_text(entry[mismatch_examples][0]);
-  for (;;) {
+  while (!at.empty()) {
     if (entry.contains(at) && entry[at].is_object()) {
       for (const char* list : {"worst", "closest"}) {
         const json& node = entry[at];
         if (node.contains(list) && node[list].is_array() && !node[list].empty()) return kept_input_text(node[list][0]);
       }
     }
-    if (at.empty()) break;
     at = at.parent_pointer();
   }
+  // A metric outside any statistics (such as /mismatches): the error's worst input.
+  const json::json_pointer error_worst("/error/worst");
+  if (entry.contains(error_worst) && entry[error_worst].is_array() && !entry[error_worst].empty())
+    return kept_input_text(entry[error_worst][0]);
   return "";
 }
 

@@ -43,7 +43,8 @@ struct GateFailure {
 };
 
 /// The input behind a metric as one line: the first kept input (worst, closest
-/// or mismatch example) of the statistics the metric points into, with its
+/// or mismatch example) of the statistics the metric points into (the error's
+/// worst input for a metric outside any statistics), with its
 /// part, generator, index, values and both answers. Empty when there is none.
 std::string worst_input_text(const nlohmann::json& entry, const std::string& metric);
 
