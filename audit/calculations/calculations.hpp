@@ -9,7 +9,10 @@
 namespace distgrid::audit::runs {
 
 std::vector<CalculationResult> run_grid_key(RunContext& context);
+std::vector<ReplayValue> replay_grid_key(RunContext& context, const ReplayRequest& request);
 std::vector<CalculationResult> run_grid_sample(RunContext& context);
+std::vector<ReplayValue> replay_grid_sample(RunContext& context, const ReplayRequest& request);
 std::vector<CalculationResult> run_grid_volume(RunContext& context);
+std::vector<ReplayValue> replay_grid_volume(RunContext& context, const ReplayRequest& request);
 
 }  // namespace distgrid::audit::runs

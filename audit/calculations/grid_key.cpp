@@ -180,4 +180,20 @@ std::vector<CalculationResult> run_grid_key(RunContext& context) {
   return results;
 }
 
+std::vector<ReplayValue> replay_grid_key(RunContext& /*context*/, const ReplayRequest& request) {
+  const StratumSpec* stratum = nullptr;
+  for (const StratumSpec& s : kStrata)
+    if (request.input.generator == s.name) stratum = &s;
+  if (!stratum) throw Error(ErrorCode::badarg, "grid.key has no generator \"" + request.input.generator + "\"");
+  const BrickTriple b{replay_integer(request, "bx"), replay_integer(request, "by"), replay_integer(request, "bz")};
+  const bool past_the_edges = stratum->kind == Stratum::range_edges && request.input.index >= kEdgeCount * kEdgeCount * kEdgeCount;
+  if (past_the_edges || generate_input(stratum->kind, request.input.seed, request.input.index) != b)
+    throw Error(ErrorCode::badarg, "the recorded brick is not the one generator " + request.input.generator +
+                                       " draws at index " + std::to_string(request.input.index));
+  const Outcome o = check(b);
+  if (!o.has_key) throw Error(ErrorCode::badarg, "the recorded brick has no key, so no error was recorded for it");
+  // Keys do not depend on the storage: one value for either.
+  return {{"error", hex_float(o.error.result), hex_float(o.error.reference)}};
+}
+
 }  // namespace distgrid::audit::runs

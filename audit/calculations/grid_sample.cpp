@@ -308,4 +308,29 @@ std::vector<CalculationResult> run_grid_sample(RunContext& context) {
   return out;
 }
 
+std::vector<ReplayValue> replay_grid_sample(RunContext& context, const ReplayRequest& request) {
+  const RunSettings& settings = context.settings();
+  const StratumSpec* stratum = nullptr;
+  for (const StratumSpec& s : kStrata)
+    if (request.input.generator == s.name) stratum = &s;
+  if (!stratum) throw Error(ErrorCode::badarg, "grid.sample has no generator \"" + request.input.generator + "\"");
+  PartSubject* part = context.find_part(request.input.part);
+  if (!part) throw Error(ErrorCode::badarg, "the run has no part \"" + request.input.part + "\"");
+  const Subject subject = make_subject(context, *part, stratum->where);
+  const Point p{replay_double(request, "x"), replay_double(request, "y"), replay_double(request, "z")};
+  // The record must be the input its (seed, generator, index) draws.
+  const DrawContext draw{*subject.field, subject.box, settings.h, settings.band * settings.h, request.input.seed};
+  bool fallback = false;
+  if (generate_input(*stratum, draw, request.input.index, fallback) != p)
+    throw Error(ErrorCode::badarg, "the recorded point is not the one generator " + request.input.generator + " draws at index " +
+                                       std::to_string(request.input.index));
+  const Outcome o = measure(subject, p, settings.h, settings.band);
+  const auto s = static_cast<std::size_t>(request.storage);
+  const auto value = [](const char* name, const ErrorValue& e) {
+    return ReplayValue{name, hex_float(e.result), hex_float(e.reference)};
+  };
+  return {value("error", o.error[s]), value("arithmetic", o.arithmetic[s]), value("storage", o.storage[s]),
+          value("method", o.method)};
+}
+
 }  // namespace distgrid::audit::runs

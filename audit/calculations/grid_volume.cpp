@@ -17,6 +17,7 @@
 #include "distgrid/audit/reference/exact_values.hpp"
 #include "distgrid/audit/reference/volume.hpp"
 #include "distgrid/audit/report.hpp"
+#include "distgrid/error.hpp"
 
 namespace distgrid::audit::runs {
 
@@ -217,6 +218,36 @@ std::vector<CalculationResult> run_grid_volume(RunContext& context) {
     out.push_back(std::move(results[s]));
   }
   return out;
+}
+
+std::vector<ReplayValue> replay_grid_volume(RunContext& context, const ReplayRequest& request) {
+  const RunSettings& settings = context.settings();
+  if (request.input.generator != kGenerator)
+    throw Error(ErrorCode::badarg, "grid.volume has no generator \"" + request.input.generator + "\"");
+  if (replay_double(request, "h") != settings.h || replay_double(request, "band") != settings.band)
+    throw Error(ErrorCode::badarg, "the recorded h and band are not the report's settings");
+  PartSubject* part = context.find_part(request.input.part);
+  if (!part) throw Error(ErrorCode::badarg, "the run has no part \"" + request.input.part + "\"");
+  const DefaultPart& info = part->part();
+  const Field<double>& field = part->field<double>(Placement::origin);
+  ExactShares exact;
+  PartVolumes v;
+  auto measure_grid = [&](const auto& grid) {
+    add_exact_shares(context, field, grid, std::string(kId) + " " + info.name + " exact nodes", exact);
+    v = measure(context, grid, exact, std::string(kId) + " " + info.name + " stored nodes");
+  };
+  if (request.storage == Storage::float32) measure_grid(part->grid<float>(Placement::origin));
+  else measure_grid(part->grid<double>(Placement::origin));
+  const auto value = [](const char* name, const ErrorValue& e) {
+    return ReplayValue{name, hex_float(e.result), hex_float(e.reference)};
+  };
+  const HighPrecision core(v.core);
+  std::vector<ReplayValue> values{value("error", volume_error(core, v.from_exact)),
+                                  value("arithmetic", volume_error(core, v.from_stored)),
+                                  value("storage", volume_error(v.from_stored, v.from_exact))};
+  if (std::isfinite(info.volume) && info.volume > 0)
+    values.push_back(value("method", volume_error(v.from_exact, HighPrecision(info.volume))));
+  return values;
 }
 
 }  // namespace distgrid::audit::runs

@@ -1,6 +1,10 @@
 #include "distgrid/audit/calculation.hpp"
 
+#include <cerrno>
+#include <cstdlib>
+
 #include "../calculations/calculations.hpp"
+#include "distgrid/error.hpp"
 
 namespace distgrid::audit {
 
@@ -41,6 +45,7 @@ const std::vector<Calculation>& calculations() {
           "inputs with any wrong answer (key, inverse, validity, range refusal, key not exact as a double below "
           "2^51). An integer is right or wrong, so no arithmetic / storage / method split.",
           &runs::run_grid_key,
+          &runs::replay_grid_key,
       },
       {
           "grid.sample",
@@ -65,6 +70,7 @@ const std::vector<Calculation>& calculations() {
           "ulps of the reference (magnitude raised to band h). Method: against clamp(f(p), +-band h), since "
           "beyond the band a grid stores only the clamp.",
           &runs::run_grid_sample,
+          &runs::replay_grid_sample,
       },
       {
           "grid.volume",
@@ -85,9 +91,36 @@ const std::vector<Calculation>& calculations() {
           "in ulps of the reference. Method: high precision from exact node values vs the analytic volume, "
           "relative.",
           &runs::run_grid_volume,
+          &runs::replay_grid_volume,
       },
   };
   return list;
+}
+
+const std::string& replay_text(const ReplayRequest& request, std::string_view name) {
+  for (const auto& [key, value] : request.input.values)
+    if (key == name) return value;
+  throw Error(ErrorCode::badarg, "the recorded input has no value \"" + std::string(name) + "\"");
+}
+
+double replay_double(const ReplayRequest& request, std::string_view name) {
+  const std::string& text = replay_text(request, name);
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE)
+    throw Error(ErrorCode::badarg, "the recorded input \"" + std::string(name) + "\" is not a number: " + text);
+  return v;
+}
+
+std::int64_t replay_integer(const ReplayRequest& request, std::string_view name) {
+  const std::string& text = replay_text(request, name);
+  char* end = nullptr;
+  errno = 0;
+  const long long v = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE)
+    throw Error(ErrorCode::badarg, "the recorded input \"" + std::string(name) + "\" is not a whole number: " + text);
+  return v;
 }
 
 const Calculation* find_calculation(std::string_view id) {

@@ -33,7 +33,7 @@ std::vector<GateFailure> check_claims(const json& report, const std::vector<Clai
     for (const json& claim : report["claims"]) {
       if (claim.value("id", "") != gate.id || claim.value("verdict", "") != "refuted") continue;
       failures.push_back({gate.id, "claim",
-                          "verdict refuted, recorded verified (" + gate.why + "): " + claim.value("evidence", "")});
+                          "verdict refuted, recorded verified (" + gate.why + "): " + claim.value("evidence", ""), ""});
     }
   return failures;
 }

@@ -85,6 +85,95 @@ json gate_json(const std::vector<GateCheck>& checks) {
   return {{"status", checks.empty() ? "no budget" : pass ? "pass" : "fail"}, {"checks", list}};
 }
 
+namespace {
+
+std::string kept_input_text(const json& kept) {
+  std::string text;
+  if (kept.contains("part")) text += "part " + kept["part"].get<std::string>() + ", ";
+  text += "generator " + kept.value("generator", std::string("?")) + " #" + kept.value("index", json(0)).dump() + ", input";
+  const json input = kept.value("input", json::object());
+  for (const auto& [name, value] : input.items())
+    text += " " + name + "=" + (value.is_string() ? value.get<std::string>() : value.dump());
+  if (kept.contains("result")) text += ", result " + kept["result"].get<std::string>() + " reference " + kept["reference"].get<std::string>();
+  if (kept.contains("core")) text += ", core " + kept["core"].get<std::string>() + " exact " + kept["exact"].get<std::string>();
+  if (kept.contains("margin_ulps")) text += ", margin " + kept["margin_ulps"].dump() + " ulps";
+  if (kept.contains("what")) text += ": " + kept["what"].get<std::string>();
+  return text;
+}
+
+}  // namespace
+
+std::string worst_input_text(const json& entry, const std::string& metric) {
+  json::json_pointer at;
+  try {
+    at = json::json_pointer(metric);
+  } catch (const json::exception&) {
+    return "";
+  }
+  const json::json_pointer mismatch_examples("/details/mismatch_examples");
+  if (metric == "/mismatches" && entry.contains(mismatch_examples) && entry[mismatch_examples].is_array() &&
+      !entry[mismatch_examples].empty())
+    return kept_input_text(entry[mismatch_examples][0]);
+  while (!at.empty()) {
+    if (entry.contains(at) && entry[at].is_object()) {
+      for (const char* list : {"worst", "closest"}) {
+        const json& node = entry[at];
+        if (node.contains(list) && node[list].is_array() && !node[list].empty()) return kept_input_text(node[list][0]);
+      }
+    }
+    at = at.parent_pointer();
+  }
+  // A metric outside any statistics (such as /mismatches): the error's worst input.
+  const json::json_pointer error_worst("/error/worst");
+  if (entry.contains(error_worst) && entry[error_worst].is_array() && !entry[error_worst].empty())
+    return kept_input_text(entry[error_worst][0]);
+  return "";
+}
+
+namespace {
+
+std::string xml_escaped(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string junit_xml(const json& report, const std::vector<GateFailure>& failures) {
+  std::string cases;
+  std::size_t tests = 0, failed = 0;
+  for (const json& entry : report["calculations"]) {
+    const std::string id = entry.value("id", "?"), storage = entry.value("storage", "?");
+    std::string message, details;
+    for (const GateFailure& f : failures) {
+      if (f.id != id || f.storage != storage) continue;
+      message += (message.empty() ? "" : "; ") + f.message;
+      details += f.message + "\n" + (f.worst.empty() ? "" : "  worst: " + f.worst + "\n");
+    }
+    ++tests;
+    cases += "  <testcase classname=\"distgrid-audit.gate\" name=\"" + xml_escaped(id + " " + storage) + "\"";
+    if (message.empty()) {
+      cases += "/>\n";
+      continue;
+    }
+    ++failed;
+    cases += ">\n    <failure message=\"" + xml_escaped(message) + "\" type=\"budget\">" + xml_escaped(details) +
+             "</failure>\n  </testcase>\n";
+  }
+  return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n<testsuite name=\"distgrid-audit gate\" tests=\"" +
+         std::to_string(tests) + "\" failures=\"" + std::to_string(failed) + "\" errors=\"0\">\n" + cases +
+         "</testsuite>\n</testsuites>\n";
+}
+
 std::vector<GateFailure> check_report(const json& report, const std::vector<Budget>& budgets) {
   if (!report.is_object() || report.value("schema", "") != kReportSchema || !report.contains("calculations") ||
       !report["calculations"].is_array())
@@ -93,12 +182,13 @@ std::vector<GateFailure> check_report(const json& report, const std::vector<Budg
   for (const json& entry : report["calculations"]) {
     const std::string id = entry.value("id", "?"), storage = entry.value("storage", "?");
     const std::vector<GateCheck> checks = check_entry(entry, budgets);
-    if (checks.empty()) failures.push_back({id, storage, "no budget"});
+    if (checks.empty()) failures.push_back({id, storage, "no budget", ""});
     for (const GateCheck& c : checks) {
       if (c.pass) continue;
       const std::string what = c.measured ? "measured " + format_number(*c.measured) + " > budget "
                                           : "has no number in the report, budget ";
-      failures.push_back({id, storage, c.budget.metric + " " + what + format_number(c.budget.max) + " (" + c.budget.why + ")"});
+      failures.push_back({id, storage, c.budget.metric + " " + what + format_number(c.budget.max) + " (" + c.budget.why + ")",
+                          worst_input_text(entry, c.budget.metric)});
     }
   }
   return failures;

@@ -1,6 +1,7 @@
 #include "distgrid/audit/report.hpp"
 
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
@@ -161,6 +162,29 @@ json calculation_json(const Calculation& calculation, const CalculationResult& r
   }
   if (!result.details.is_null()) entry["details"] = result.details;
   return entry;
+}
+
+json findings_json(const json& entries) {
+  json findings = json::array();
+  std::vector<std::string> seen;
+  for (const json& entry : entries) {
+    const std::string id = entry.value("id", "");
+    if (std::find(seen.begin(), seen.end(), id) != seen.end()) continue;
+    seen.push_back(id);
+    const json& properties = entry.value("properties", json::object());
+    if (!properties.value("tests", json::array()).empty()) continue;
+    findings.push_back({{"kind", "no_property_tests"},
+                        {"id", id},
+                        {"message", "no property test covers " + id + ": " +
+                                        properties.value("null_reason", std::string("no tests listed"))}});
+  }
+  return findings;
+}
+
+std::string gate_status(const json& entries) {
+  for (const json& entry : entries)
+    if (entry.at("gate").value("status", "") != "pass") return "fail";
+  return "pass";
 }
 
 namespace {

@@ -14,10 +14,12 @@
 #include "distgrid/audit/comparison.hpp"
 #include "distgrid/audit/gate.hpp"
 #include "distgrid/audit/high_precision.hpp"
+#include "distgrid/audit/properties.hpp"
 #include "distgrid/audit/report.hpp"
 #include "distgrid/bake.hpp"
 #include "distgrid/error.hpp"
 #include "distgrid/field_json.hpp"
+#include "distgrid/mesh_io.hpp"
 
 namespace distgrid::audit {
 
@@ -92,43 +94,122 @@ RunContext::RunContext(const RunSettings& settings, Progress& progress)
     : settings_(settings),
       progress_(progress),
       threads_(settings.threads > 0 ? settings.threads : std::max(1u, std::thread::hardware_concurrency())) {
-  if (settings.parts.empty()) {
-    for (const DefaultPart& p : default_parts()) parts_.emplace_back(p, settings.h, settings.band, threads_);
-  } else {
-    for (const std::string& name : settings.parts)
-      parts_.emplace_back(default_part(name), settings.h, settings.band, threads_);
+  for (const std::string& name : settings.parts)
+    parts_.emplace_back(default_part(name), settings.h, settings.band, threads_);
+  for (const SpecPart& spec : settings.spec_parts) {
+    auto part = std::make_unique<DefaultPart>();
+    part->name = spec.name;
+    part->description = "a user's formula part, from " + spec.file;
+    part->spec = spec.spec;
+    part->volume_source = "a user's part: no analytic volume";
+    parts_.emplace_back(*part, settings.h, settings.band, threads_);
+    spec_parts_.push_back(std::move(part));
   }
+  if (settings.parts.empty() && settings.spec_parts.empty())
+    for (const DefaultPart& p : default_parts()) parts_.emplace_back(p, settings.h, settings.band, threads_);
 }
 
 bool RunContext::wants(Storage s) const noexcept {
   return std::find(settings_.storages.begin(), settings_.storages.end(), s) != settings_.storages.end();
 }
 
+PartSubject* RunContext::find_part(std::string_view name) {
+  for (PartSubject& p : parts_)
+    if (p.part().name == name) return &p;
+  return nullptr;
+}
+
 namespace {
+
+/// Built-in mesh part names a run uses (see RunSettings::mesh_parts).
+std::vector<std::string> builtin_mesh_names(const RunSettings& s) {
+  if (!s.mesh_parts.empty()) return s.mesh_parts;
+  if (!s.mesh_files.empty()) return {};
+  return mesh_part_names();
+}
+
+}  // namespace
+
+void RunContext::load_mesh_parts() {
+  if (mesh_parts_) return;
+  std::vector<MeshSubject> loaded;
+  for (const std::string& name : builtin_mesh_names(settings_)) loaded.push_back({distgrid::mesh_part(name), "built-in"});
+  for (const std::string& file : settings_.mesh_files) {
+    MeshSubject subject;
+    subject.part.name = std::filesystem::path(file).stem().string();
+    subject.part.description = "a user's mesh, from " + file;
+    subject.part.mesh = read_mesh(file);
+    subject.part.volume = polyhedral_volume(subject.part.mesh);
+    subject.source = file;
+    loaded.push_back(std::move(subject));
+  }
+  mesh_parts_ = std::move(loaded);
+}
+
+std::size_t RunContext::mesh_part_count() {
+  load_mesh_parts();
+  return mesh_parts_->size();
+}
+
+const MeshSubject& RunContext::mesh_part(std::size_t n) {
+  load_mesh_parts();
+  return mesh_parts_->at(n);
+}
 
 void check_settings(const RunSettings& s) {
   if (!std::isfinite(s.h) || !(s.h > 0)) throw Error(ErrorCode::badarg, "--h must be finite and > 0");
+  for (double h : s.h_series)
+    if (!std::isfinite(h) || !(h > 0)) throw Error(ErrorCode::badarg, "--h: every value must be finite and > 0");
+  if (!s.h_series.empty() && s.h_series.front() != s.h)
+    throw Error(ErrorCode::badarg, "--h: the series must start with the primary h");
   if (!std::isfinite(s.band) || !(s.band >= 1)) throw Error(ErrorCode::badarg, "--band must be finite and >= 1");
   if (s.seed >= (std::uint64_t{1} << 53)) throw Error(ErrorCode::badarg, "--seed must be below 2^53");
+  if (s.inputs == 0) throw Error(ErrorCode::badarg, "--inputs must be at least 1");
   if (s.storages.empty()) throw Error(ErrorCode::badarg, "no storage selected");
+  if (s.shard.count == 0 || s.shard.index >= s.shard.count)
+    throw Error(ErrorCode::badarg, "--shard I/N needs N >= 1 and 0 <= I < N");
   for (const std::string& id : s.calculations)
     if (!find_calculation(id)) throw Error(ErrorCode::badarg, "unknown calculation \"" + id + "\"");
   for (const std::string& name : s.parts) (void)default_part(name);  // throws badarg naming the known parts
+  const std::vector<std::string> meshes = mesh_part_names();
+  for (const std::string& name : s.mesh_parts)
+    if (std::find(meshes.begin(), meshes.end(), name) == meshes.end())
+      throw Error(ErrorCode::badarg, "unknown mesh part \"" + name + "\"");
+  std::vector<std::string> names;
+  for (const SpecPart& p : s.spec_parts) names.push_back(p.name);
+  for (const std::string& name : s.parts) names.push_back(name);
+  std::sort(names.begin(), names.end());
+  if (auto twin = std::adjacent_find(names.begin(), names.end()); twin != names.end())
+    throw Error(ErrorCode::badarg, "two formula parts are named \"" + *twin + "\"");
 }
 
+namespace {
+
 nlohmann::json settings_json(const RunSettings& s, const RunContext& context) {
-  nlohmann::json storages = nlohmann::json::array(), parts = nlohmann::json::array();
+  nlohmann::json storages = nlohmann::json::array(), parts = nlohmann::json::array(),
+                 spec_parts = nlohmann::json::array(), h_series = nlohmann::json::array();
   for (Storage st : s.storages) storages.push_back(storage_name(st));
-  for (std::size_t n = 0; n < context.part_count(); ++n)
-    parts.push_back(context.part(n).part().name);
+  for (std::size_t n = 0; n < context.part_count(); ++n) {
+    const std::string& name = context.part(n).part().name;
+    bool is_spec = false;
+    for (const SpecPart& p : s.spec_parts) is_spec = is_spec || p.name == name;
+    if (!is_spec) parts.push_back(name);
+  }
+  for (const SpecPart& p : s.spec_parts) spec_parts.push_back({{"name", p.name}, {"file", p.file}, {"spec", p.spec}});
+  for (double h : s.refinement_h()) h_series.push_back(h);
   const auto far = kFarOffsetVoxels;
   return {{"storage", storages},
           {"parts", parts},
+          {"spec_parts", spec_parts},
+          {"mesh_parts", builtin_mesh_names(s)},
+          {"mesh_files", s.mesh_files},
           {"h", s.h},
           {"h_hex", hex_float(s.h)},
+          {"h_series", h_series},
           {"band", s.band},
           {"seed", s.seed},
           {"inputs_per_generator_and_part", s.inputs},
+          {"quick", s.quick},
           {"threads", context.threads()},
           {"far_offset_voxels", {far[0], far[1], far[2]}},
           {"reference",
@@ -148,28 +229,76 @@ nlohmann::json settings_json(const RunSettings& s, const RunContext& context) {
            "volume sum); inexact when a calculation declared exact gave a wrong answer"}};
 }
 
+bool selected(const RunSettings& s, std::string_view id) {
+  return s.calculations.empty() || std::find(s.calculations.begin(), s.calculations.end(), id) != s.calculations.end();
+}
+
+/// The calculation's wall time (both storages; the first calculation to use a
+/// part also pays for baking it) and its inputs per second over every entry.
+void put_timing(nlohmann::json& entry, double seconds, std::size_t evaluations) {
+  entry["seconds"] = seconds;
+  if (seconds > 0) {
+    entry["evaluations_per_second"] = static_cast<double>(evaluations) / seconds;
+  } else {
+    entry["evaluations_per_second"] = nullptr;
+    entry["evaluations_per_second_null_reason"] = "the run took no measurable time";
+  }
+}
+
 }  // namespace
+
+RunSettings settings_from_report(const nlohmann::json& section) {
+  RunSettings s;
+  try {
+    s.storages.clear();
+    for (const nlohmann::json& name : section.at("storage")) {
+      const std::optional<Storage> st = parse_storage(name.get<std::string>());
+      if (!st) throw Error(ErrorCode::badfile, "/settings/storage: unknown storage " + name.dump());
+      s.storages.push_back(*st);
+    }
+    s.parts = section.at("parts").get<std::vector<std::string>>();
+    for (const nlohmann::json& p : section.at("spec_parts"))
+      s.spec_parts.push_back({p.at("name").get<std::string>(), p.at("file").get<std::string>(), p.at("spec")});
+    s.mesh_parts = section.at("mesh_parts").get<std::vector<std::string>>();
+    s.mesh_files = section.at("mesh_files").get<std::vector<std::string>>();
+    s.h = section.at("h").get<double>();
+    s.h_series = section.at("h_series").get<std::vector<double>>();
+    s.band = section.at("band").get<double>();
+    s.seed = section.at("seed").get<std::uint64_t>();
+    s.inputs = section.at("inputs_per_generator_and_part").get<std::size_t>();
+    s.quick = section.at("quick").get<bool>();
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(ErrorCode::badfile, std::string("/settings of the report is malformed: ") + e.what());
+  }
+  return s;
+}
 
 nlohmann::json run_audit(const RunSettings& settings, Progress& progress) {
   check_settings(settings);
   const std::vector<Budget> budgets = load_budgets(settings.budgets_path);
+  const nlohmann::json ctest_listing =
+      settings.properties_path.empty() ? nlohmann::json() : read_ctest_listing(settings.properties_path);
   const auto started = std::chrono::steady_clock::now();
   RunContext context(settings, progress);
 
   nlohmann::json entries = nlohmann::json::array();
   nlohmann::json counts = nlohmann::json::object();
-  bool all_pass = true;
-  for (const Calculation& calculation : calculations()) {
-    if (!settings.calculations.empty() &&
-        std::find(settings.calculations.begin(), settings.calculations.end(), calculation.id) ==
-            settings.calculations.end())
-      continue;
+  const std::vector<Calculation>& registry = calculations();
+  for (std::size_t position = 0; position < registry.size(); ++position) {
+    const Calculation& calculation = registry[position];
+    if (!selected(settings, calculation.id) || position % settings.shard.count != settings.shard.index) continue;
+    const auto calculation_started = std::chrono::steady_clock::now();
     const std::vector<CalculationResult> results = calculation.run(context);
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - calculation_started).count();
+    std::size_t evaluations = 0;
+    for (const CalculationResult& result : results)
+      for (const StratumCount& s : result.strata) evaluations += s.count;
     for (const CalculationResult& result : results) {
       nlohmann::json entry = calculation_json(calculation, result, settings.source_dir);
-      const std::vector<GateCheck> checks = check_entry(entry, budgets);
-      entry["gate"] = gate_json(checks);
-      all_pass = all_pass && entry["gate"]["status"] == "pass";
+      entry["properties"] = property_coverage(ctest_listing, calculation.id);
+      entry["gate"] = gate_json(check_entry(entry, budgets));
+      put_timing(entry, seconds, evaluations);
       entries.push_back(std::move(entry));
     }
     if (!results.empty()) {
@@ -179,18 +308,22 @@ nlohmann::json run_audit(const RunSettings& settings, Progress& progress) {
   }
   // Claims, the refinement series and the float-vs-double comparison. The
   // comparison needs both storages and every calculation; a claim runs when one
-  // of its calculations is selected.
-  const bool quick = settings.inputs < kQuickInputsBelow;
-  const bool compare = context.wants(Storage::float32) && context.wants(Storage::float64) &&
+  // of its calculations is selected. A shard of a split run has neither: they
+  // need the whole run.
+  const bool quick = settings.quick || settings.inputs < kQuickInputsBelow;
+  const bool whole_run = settings.shard.count == 1;
+  const bool compare = whole_run && context.wants(Storage::float32) && context.wants(Storage::float64) &&
                        settings.calculations.empty();
   bool any_claim = false, curved_claim = false;
   for (const Claim& claim : claims()) {
-    const bool selected = claim_selected(claim, settings.calculations);
+    const bool selected = whole_run && claim_selected(claim, settings.calculations);
     any_claim = any_claim || selected;
     curved_claim = curved_claim || (selected && claim.id == "volume.curved_second_order");
   }
   Refinement refinement;
-  if (compare || curved_claim) refinement = run_refinement(context, default_refinement_series(quick), quick);
+  if (compare || curved_claim)
+    refinement = run_refinement(
+        context, settings.h_series.size() > 1 ? settings.h_series : default_refinement_series(quick), quick);
   nlohmann::json claims_section;
   if (any_claim) {
     ClaimContext claim_context{context, refinement, quick};
@@ -219,11 +352,13 @@ nlohmann::json run_audit(const RunSettings& settings, Progress& progress) {
                            {"build", build_json()},
                            {"settings", settings_section},
                            {"calculations", entries},
-                           {"gate", {{"budgets", budgets_name}, {"status", all_pass ? "pass" : "fail"}}},
+                           {"findings", findings_json(entries)},
+                           {"gate", {{"budgets", budgets_name}, {"status", gate_status(entries)}}},
                            {"run_seconds", seconds}};
   if (any_claim) report["claims"] = claims_section;
   if (refinement.ran) report["refinement"] = refinement_json(refinement);
   if (compare) report["comparison"] = comparison_section;
+  if (settings.shard.count > 1) report["shard"] = {{"index", settings.shard.index}, {"count", settings.shard.count}};
   check_all_finite(report);
   return report;
 }

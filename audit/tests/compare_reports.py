@@ -1,12 +1,25 @@
 #!/usr/bin/env python3
-"""Exits 0 when two distgrid-audit reports hold the same calculations, bit for bit.
+"""Exits 0 when two distgrid-audit reports hold the same results, bit for bit.
 
 usage: compare_reports.py A.json B.json
-Only run_seconds, settings.threads and the timing fields named "seconds" (per
-claim, refinement point) may differ: results must not depend on the thread count.
+Timing fields may differ (run_seconds, settings.threads, and each
+calculation's seconds and evaluations_per_second): results must depend on
+neither the thread count nor the split into shards.
 """
 import json
 import sys
+
+TIMING_FIELDS = ("seconds", "evaluations_per_second", "evaluations_per_second_null_reason")
+
+
+def without_timing(report):
+    report.pop("run_seconds", None)
+    report["settings"].pop("threads", None)
+    for entry in report["calculations"]:
+        for field in TIMING_FIELDS:
+            entry.pop(field, None)
+    drop_timings(report)
+    return report
 
 
 def drop_timings(value):
@@ -23,14 +36,15 @@ def main(argv):
     if len(argv) != 3:
         print(__doc__.strip(), file=sys.stderr)
         return 2
-    a, b = (json.load(open(p, encoding="utf-8")) for p in argv[1:])
-    for report in (a, b):
-        report.pop("run_seconds")
-        report["settings"].pop("threads")
-        drop_timings(report)
+    a, b = (without_timing(json.load(open(p, encoding="utf-8"))) for p in argv[1:])
     if a == b:
         print("the reports agree")
         return 0
+    for key in sorted(set(a) | set(b)):
+        if key != "calculations" and a.get(key) != b.get(key):
+            print(f"section {key} differs")
+    if len(a["calculations"]) != len(b["calculations"]):
+        print(f"{len(a['calculations'])} against {len(b['calculations'])} calculation entries")
     for n, (x, y) in enumerate(zip(a["calculations"], b["calculations"])):
         if x != y:
             print(f"calculation {n} ({x['id']} {x['storage']}) differs")

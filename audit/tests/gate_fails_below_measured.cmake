@@ -1,6 +1,7 @@
 # Proves the gate has teeth: budgets of 0 for every measured error of
 # grid.sample and grid.volume (which float storage never meets) must make
-# 'distgrid-audit gate' exit 1 and name both calculations.
+# 'distgrid-audit gate' exit 1, name both calculations with their worst input,
+# and write JUnit XML with a failing testcase for each.
 # Inputs: -DTOOL=distgrid-audit -DREPORT=report.json -DWORK_DIR=dir
 foreach(var TOOL REPORT WORK_DIR)
   if(NOT DEFINED ${var})
@@ -20,7 +21,9 @@ file(WRITE ${budgets} [=[
 }
 ]=])
 
-execute_process(COMMAND ${TOOL} gate ${REPORT} --budgets ${budgets}
+set(junit ${WORK_DIR}/gates-below-measured.xml)
+file(REMOVE ${junit})
+execute_process(COMMAND ${TOOL} gate ${REPORT} --budgets ${budgets} --junit ${junit}
   RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err)
 message(STATUS "gate output:\n${out}${err}")
 if(NOT code EQUAL 1)
@@ -31,7 +34,22 @@ foreach(id grid.sample grid.volume)
   if(NOT hit)
     message(FATAL_ERROR "the gate did not name ${id} float as failing")
   endif()
+  string(REGEX MATCH "FAIL ${id} float: [^\n]*\n  worst: [^\n]*generator [a-z_]+ #[0-9]+, input [^\n]*result -?0x" hit "${out}")
+  if(NOT hit)
+    message(FATAL_ERROR "the gate did not print the worst input of ${id} float")
+  endif()
 endforeach()
 if(out MATCHES "FAIL grid.key")
   message(FATAL_ERROR "the gate failed grid.key, whose budget is met")
+endif()
+
+file(READ ${junit} xml)
+foreach(id grid.sample grid.volume)
+  string(REGEX MATCH "<testcase classname=\"distgrid-audit.gate\" name=\"${id} float\">[^<]*<failure message=\"/error/" hit "${xml}")
+  if(NOT hit)
+    message(FATAL_ERROR "the JUnit file has no failing testcase for ${id} float:\n${xml}")
+  endif()
+endforeach()
+if(NOT xml MATCHES "<testcase classname=\"distgrid-audit.gate\" name=\"grid.key float\"/>")
+  message(FATAL_ERROR "the JUnit file does not pass grid.key float:\n${xml}")
 endif()

@@ -47,6 +47,27 @@ TEST(Gate, FailsAnEntryWithoutABudgetAndNamesEveryFailure) {
   EXPECT_EQ(failures[1].message, "no budget");
 }
 
+TEST(Gate, NamesTheWorstInputOfTheStatisticsAMetricPointsInto) {
+  json e = entry("grid.sample", "float", 1e-6);
+  e["error"]["worst"] = {{{"seed", 7}, {"generator", "band"}, {"index", 12}, {"part", "sphere"},
+                          {"input", {{"x", "0x1p-3"}}}, {"result", "0x1.8p-4"}, {"reference", "0x1.7p-4"}}};
+  EXPECT_EQ(worst_input_text(e, "/error/h/max"),
+            "part sphere, generator band #12, input x=0x1p-3, result 0x1.8p-4 reference 0x1.7p-4");
+  EXPECT_EQ(worst_input_text(e, "/mismatches"), worst_input_text(e, "/error/h/max"));
+  EXPECT_EQ(worst_input_text(entry("grid.sample", "float", 1e-6), "/error/h/max"), "");
+}
+
+TEST(Gate, WritesOneJUnitTestcasePerEntryFailingTheOnesThatMissed) {
+  const json report = {{"schema", kReportSchema},
+                       {"calculations", {entry("grid.sample", "float", 5e-8), entry("grid.sample", "double", 1e-14)}}};
+  const std::string xml = junit_xml(report, check_report(report, kBudgets));
+  EXPECT_NE(xml.find("tests=\"2\" failures=\"1\""), std::string::npos) << xml;
+  EXPECT_NE(xml.find("name=\"grid.sample float\"/>"), std::string::npos) << xml;
+  EXPECT_NE(xml.find("name=\"grid.sample double\">\n    <failure message=\"/error/h/max measured 1e-14 &gt; budget"),
+            std::string::npos)
+      << xml;
+}
+
 TEST(Gate, RefusesADocumentThatIsNotAReport) {
   EXPECT_THROW(check_report(json{{"schema", "other"}}, kBudgets), Error);
 }

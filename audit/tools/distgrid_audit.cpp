@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,12 +15,18 @@
 #include "distgrid/audit/claim_gate.hpp"
 #include "distgrid/audit/claims.hpp"
 #include "distgrid/audit/gate.hpp"
+#include "distgrid/audit/merge.hpp"
+#include "distgrid/audit/replay.hpp"
 #include "distgrid/audit/report.hpp"
 #include "distgrid/audit/run.hpp"
 #include "distgrid/command_line.hpp"
 #include "distgrid/default_parts.hpp"
 #include "distgrid/error.hpp"
 #include "distgrid/render/policy_page.hpp"
+#include "distgrid/field_json.hpp"
+#include "distgrid/file_io.hpp"
+#include "distgrid/mesh_io.hpp"
+#include "distgrid/mesh_parts.hpp"
 
 namespace {
 
@@ -34,41 +41,61 @@ using distgrid::command_line::UsageError;
 constexpr const char* kMainHelp = R"(usage: distgrid-audit <command> [options]
 
 Commands:
-  run    measure the calculations and write a JSON report
-  gate   check a report against the precision budgets
-  list   print the registered calculations, claims and default parts
-  render write the policy page (one self-contained HTML file) from a report
+  run     measure the calculations and write a JSON report
+  gate    check a report against the precision budgets
+  replay  recompute one kept input of a report bit for bit
+  merge   join the shard reports of a split run into one report
+  render  write the policy page (one self-contained HTML file) from a report
+  list    print the registered calculations, claims and default parts
 
 Run 'distgrid-audit <command> --help' for a command's options.
-Exit codes: 0 success (gate: all budgets met), 1 a budget missed or a failure
-(printed as 'distgrid-audit: <code>: <message>'), 2 bad usage.
+Exit codes: 0 success (gate: all budgets met; replay: reproduced), 1 a budget
+missed, a replay that differs, or a failure (printed as
+'distgrid-audit: <code>: <message>'), 2 bad usage.
 )";
 
 constexpr const char* kRunHelp = R"(usage: distgrid-audit run --out FILE [options]
 
   --storage float|double|both  brick storage to audit (default both)
-  --part NAME        a default part (repeatable; default: all of them)
-  --calc ID          a calculation id (repeatable; default: all of them)
-  --h H              voxel size (default 1/64; decimal or hex-float)
+  --quick            a quick audit: 1000 inputs per generator and part, the
+                     first inputs of a default run (CTest gates it)
+  --only IDS         calculation ids, comma-separated (default: all of them)
+  --calc ID          a calculation id (repeatable; joins --only)
+  --part NAME        a default formula part or a built-in mesh part (repeatable;
+                     formula and mesh parts are chosen separately: a kind with
+                     no name given keeps all its defaults)
+  --spec FILE        a user's formula part from a JSON spec (repeatable; the
+                     default formula parts are then left out unless named)
+  --mesh FILE        a user's mesh part, STL, OBJ or PLY (repeatable; the
+                     built-in meshes are then left out unless named)
+  --h H[,H...]       voxel size, or a refinement series whose first value is
+                     the h every calculation bakes at (default 1/64; decimal
+                     or hex-float)
   --band B           band half-width in voxels, >= 1 (default 3)
   --seed S           input seed, below 2^53 (default 20261201)
-  --inputs N         inputs per generator and part (default 10000)
+  --inputs N         inputs per generator and part (default 10000; --quick 1000)
+  --shard I/N        run shard I of N (0 <= I < N): calculation p of the
+                     registry runs in shard p mod N; join with 'merge'
   --threads N        worker threads (default: all; results do not depend on it)
+  --properties FILE  'ctest --show-only=json-v1' output: the property tests
+                     (labels property and calc:<id>) that cover each calculation
   --budgets FILE     gates file for the report's gate statuses (default: audit/gates.json)
   --source-dir DIR   repository root, to find the sources' line ranges (default: this build's)
   --out FILE         the report (written to a temporary file, then renamed)
 
 Every input is drawn from (seed, calculation, generator, index): a run with
-fewer inputs audits the first inputs of a larger one.
+fewer inputs audits the first inputs of a larger one. Prints a summary table;
+a progress line goes to stderr while it is a terminal.
 )";
 
-constexpr const char* kGateHelp = R"(usage: distgrid-audit gate REPORT.json [--budgets FILE]
+constexpr const char* kGateHelp = R"(usage: distgrid-audit gate REPORT.json [--budgets FILE] [--junit FILE]
 
 Checks every calculation of the report against its budgets (default:
 audit/gates.json), and every claim the gates file records as verified against
-the report's verdict. Prints each check; exits 1 listing each calculation and
-storage that missed a budget or has none and each recorded claim now refuted,
-0 when all pass.
+the report's verdict. Prints every shortfall with the worst input behind it;
+exits 1 when a calculation and storage missed a budget or has none, or a
+recorded claim is now refuted; 0 when all pass. --junit FILE also writes JUnit
+XML: one testcase per calculation and storage.
 )";
 
 constexpr const char* kRenderHelp = R"(usage: distgrid-audit render REPORT.json --out FILE.html [--source-dir DIR]
@@ -80,6 +107,25 @@ repository root). A report that lacks sections renders what it has and says
 what is missing; a file that is not a distgrid-audit report fails with badfile.
 The page is written to a temporary file, then renamed.
 )";
+constexpr const char* kReplayHelp = R"(usage: distgrid-audit replay REPORT.json --calc ID [options]
+
+  --storage float|double  the entry to replay (default: the report's first for ID)
+  --rank N                the N-th worst kept input (default 1)
+  --error Q               error (default), arithmetic, storage, method, or a
+                          decision's name (its closest inputs)
+  --threads N             worker threads for baking (results do not depend on it)
+
+Rebuilds the run from the report's settings (h, band, seed, parts), recomputes
+the input, prints it in hex-float with the recomputed result and reference
+next to the report's, and exits 0 when they are equal bit for bit, 1 naming
+the difference otherwise.
+)";
+
+constexpr const char* kMergeHelp = R"(usage: distgrid-audit merge SHARD.json... --out FILE
+
+Joins the reports of every shard of one split run (--shard I/N, each I once)
+into the report a single run would have written (timing fields aside).
+)";
 
 /// A finite number in decimal or hex-float.
 double parse_finite(const std::string& text, const std::string& what) {
@@ -88,11 +134,62 @@ double parse_finite(const std::string& text, const std::string& what) {
   return v;
 }
 
+std::vector<std::string> split_list(const std::string& text, char separator) {
+  std::vector<std::string> items;
+  std::string::size_type start = 0;
+  for (;;) {
+    const std::string::size_type end = text.find(separator, start);
+    items.push_back(text.substr(start, end == std::string::npos ? std::string::npos : end - start));
+    if (end == std::string::npos) return items;
+    start = end + 1;
+  }
+}
+
+bool is_mesh_part(const std::string& name) {
+  for (const std::string& m : distgrid::mesh_part_names())
+    if (m == name) return true;
+  return false;
+}
+
+audit::SpecPart read_spec_part(const std::string& file) {
+  const std::string text = distgrid::read_file(file);
+  (void)distgrid::compile_field_text<double>(text, file);  // badspec naming the file and the JSON path
+  return {std::filesystem::path(file).stem().string(), file, nlohmann::json::parse(text)};
+}
+
+audit::Shard parse_shard(const std::string& text) {
+  const std::vector<std::string> parts = split_list(text, '/');
+  if (parts.size() != 2) throw UsageError{"--shard expects I/N, got '" + text + "'"};
+  audit::Shard shard;
+  shard.count = static_cast<unsigned>(parse_count(parts[1], "--shard N", 1, 1024));
+  shard.index = static_cast<unsigned>(parse_count(parts[0], "--shard I", 0, shard.count - 1));
+  return shard;
+}
+
+/// The summary table at the end of a run: one row per calculation and storage.
+void print_summary(const nlohmann::json& report) {
+  std::printf("%-24s %-7s %-15s %-15s %-26s %s\n", "calculation", "storage", "declared", "measured", "max error",
+              "gate");
+  for (const nlohmann::json& entry : report["calculations"]) {
+    const nlohmann::json& e = entry["error"];
+    const std::string unit = e.contains("h") ? "h" : e.contains("relative") ? "relative" : "ulps";
+    const nlohmann::json& max = e[unit]["max"];
+    const std::string max_text = (max.is_null() ? std::string("null") : max.dump()) + " " + unit;
+    std::printf("%-24s %-7s %-15s %-15s %-26s %s\n", entry["id"].get<std::string>().c_str(),
+                entry["storage"].get<std::string>().c_str(), entry["declared"].get<std::string>().c_str(),
+                entry["measured"].is_null() ? "-" : entry["measured"].get<std::string>().c_str(), max_text.c_str(),
+                entry["gate"]["status"].get<std::string>().c_str());
+  }
+  for (const nlohmann::json& finding : report["findings"])
+    std::printf("finding: %s\n", finding["message"].get<std::string>().c_str());
+}
+
 int run_command(int argc, char** argv) {
   const Arguments args = Arguments::parse(
       argc, argv,
-      {"--storage", "--part", "--calc", "--h", "--band", "--seed", "--inputs", "--threads", "--budgets",
-       "--source-dir", "--out"});
+      {"--storage", "--part", "--calc", "--only", "--spec", "--mesh", "--h", "--band", "--seed", "--inputs",
+       "--shard", "--threads", "--properties", "--budgets", "--source-dir", "--out"},
+      {"--quick"});
   if (args.help) {
     std::fputs(kRunHelp, stdout);
     return 0;
@@ -107,39 +204,48 @@ int run_command(int argc, char** argv) {
     else if (auto s = audit::parse_storage(*storage)) settings.storages = {*s};
     else throw UsageError{"--storage expects float, double or both, got '" + *storage + "'"};
   }
-  settings.parts = args.all("--part");
-  for (const std::string& name : settings.parts) {
-    bool known = false;
-    for (const distgrid::DefaultPart& p : distgrid::default_parts()) known = known || p.name == name;
-    if (!known) throw UsageError{"--part: unknown part '" + name + "' (see 'list')"};
+  for (const std::string& name : args.all("--part")) {
+    bool formula = false;
+    for (const distgrid::DefaultPart& p : distgrid::default_parts()) formula = formula || p.name == name;
+    if (formula) settings.parts.push_back(name);
+    else if (is_mesh_part(name)) settings.mesh_parts.push_back(name);
+    else throw UsageError{"--part: unknown part '" + name + "' (see 'list')"};
+  }
+  for (const std::string& file : args.all("--spec")) settings.spec_parts.push_back(read_spec_part(file));
+  for (const std::string& file : args.all("--mesh")) {
+    (void)distgrid::read_mesh(file);  // badfile or badmesh now, not after the formula calculations
+    settings.mesh_files.push_back(file);
   }
   settings.calculations = args.all("--calc");
+  if (auto only = args.get("--only"))
+    for (const std::string& id : split_list(*only, ',')) settings.calculations.push_back(id);
   for (const std::string& id : settings.calculations)
-    if (!audit::find_calculation(id)) throw UsageError{"--calc: unknown calculation '" + id + "' (see 'list')"};
-  if (auto h = args.get("--h")) settings.h = parse_finite(*h, "--h");
+    if (!audit::find_calculation(id)) throw UsageError{"unknown calculation '" + id + "' (see 'list')"};
+  if (auto h = args.get("--h")) {
+    for (const std::string& value : split_list(*h, ',')) {
+      const double v = parse_finite(value, "--h");
+      if (!(v > 0)) throw UsageError{"--h values must be > 0"};
+      settings.h_series.push_back(v);
+    }
+    settings.h = settings.h_series.front();
+  }
   if (auto band = args.get("--band")) settings.band = parse_finite(*band, "--band");
-  if (!(settings.h > 0)) throw UsageError{"--h must be > 0"};
   if (!(settings.band >= 1)) throw UsageError{"--band must be >= 1"};
   if (auto seed = args.get("--seed")) settings.seed = parse_count(*seed, "--seed", 0, (std::uint64_t{1} << 53) - 1);
+  settings.quick = args.has_flag("--quick");
+  if (settings.quick) settings.inputs = audit::kQuickInputs;
   if (auto inputs = args.get("--inputs")) settings.inputs = parse_count(*inputs, "--inputs", 1, 100000000);
+  if (auto shard = args.get("--shard")) settings.shard = parse_shard(*shard);
   if (auto threads = args.get("--threads"))
     settings.threads = static_cast<unsigned>(parse_count(*threads, "--threads", 1, 1024));
+  settings.properties_path = args.get("--properties").value_or("");
   settings.budgets_path = args.get("--budgets").value_or(DISTGRID_AUDIT_GATES);
   settings.source_dir = args.get("--source-dir").value_or(DISTGRID_SOURCE_DIR);
 
   audit::Progress progress;
   const nlohmann::json report = audit::run_audit(settings, progress);
   audit::write_json_file(report, *out);
-  for (const nlohmann::json& entry : report["calculations"]) {
-    const nlohmann::json& e = entry["error"];
-    const std::string unit = e.contains("h") ? "h" : e.contains("relative") ? "relative" : "ulps";
-    const nlohmann::json& max = e[unit]["max"];
-    std::printf("%-12s %-6s measured %-15s declared %-15s max error %s %s, gate %s\n",
-                entry["id"].get<std::string>().c_str(), entry["storage"].get<std::string>().c_str(),
-                entry["measured"].is_null() ? "-" : entry["measured"].get<std::string>().c_str(),
-                entry["declared"].get<std::string>().c_str(), max.is_null() ? "null" : max.dump().c_str(),
-                unit.c_str(), entry["gate"]["status"].get<std::string>().c_str());
-  }
+  print_summary(report);
   if (report.contains("claims"))
     for (const nlohmann::json& claim : report["claims"])
       std::printf("claim %-42s %s\n", claim["id"].get<std::string>().c_str(), claim["verdict"].get<std::string>().c_str());
@@ -150,7 +256,7 @@ int run_command(int argc, char** argv) {
 }
 
 int gate_command(int argc, char** argv) {
-  const Arguments args = Arguments::parse(argc, argv, {"--budgets"});
+  const Arguments args = Arguments::parse(argc, argv, {"--budgets", "--junit"});
   if (args.help) {
     std::fputs(kGateHelp, stdout);
     return 0;
@@ -168,9 +274,12 @@ int gate_command(int argc, char** argv) {
   }
   for (audit::GateFailure& f : audit::check_claims(report, audit::load_claim_gates(budgets_path)))
     failures.push_back(std::move(f));
+  if (auto junit = args.get("--junit")) distgrid::replace_file(*junit, audit::junit_xml(report, failures));
   std::size_t entries = report["calculations"].size();
-  for (const audit::GateFailure& f : failures)
+  for (const audit::GateFailure& f : failures) {
     std::printf("FAIL %s %s: %s\n", f.id.c_str(), f.storage.c_str(), f.message.c_str());
+    if (!f.worst.empty()) std::printf("  worst: %s\n", f.worst.c_str());
+  }
   if (failures.empty()) {
     std::printf("gate: all budgets met for %zu calculation entries of %s (budgets %s)\n", entries,
                 report_path.c_str(), budgets_path.c_str());
@@ -196,6 +305,74 @@ int render_command(int argc, char** argv) {
   return 0;
 }
 
+int replay_command(int argc, char** argv) {
+  const Arguments args = Arguments::parse(argc, argv, {"--calc", "--storage", "--rank", "--error", "--threads"});
+  if (args.help) {
+    std::fputs(kReplayHelp, stdout);
+    return 0;
+  }
+  if (args.positional.size() != 1) throw UsageError{"expected one REPORT.json"};
+  audit::ReplayOptions options;
+  const auto id = args.get("--calc");
+  if (!id) throw UsageError{"--calc ID is required"};
+  options.id = *id;
+  if (auto storage = args.get("--storage")) {
+    options.storage = audit::parse_storage(*storage);
+    if (!options.storage) throw UsageError{"--storage expects float or double, got '" + *storage + "'"};
+  }
+  if (auto rank = args.get("--rank")) options.rank = parse_count(*rank, "--rank", 1, 1000000);
+  options.quantity = args.get("--error").value_or("error");
+  if (auto threads = args.get("--threads"))
+    options.threads = static_cast<unsigned>(parse_count(*threads, "--threads", 1, 1024));
+  const std::string report_path = args.positional.front();
+  const nlohmann::json report = audit::read_json_file(report_path);
+  audit::Progress progress;
+  audit::ReplayOutcome outcome;
+  try {
+    outcome = audit::replay_from_report(report, options, progress);
+  } catch (const Error& e) {
+    throw Error(e.code(), report_path + ": " + e.what());
+  }
+  const audit::InputRecord& in = outcome.input;
+  std::printf("replay %s %s %s, rank %zu of %s\n", options.id.c_str(),
+              std::string(audit::storage_name(outcome.storage)).c_str(), options.quantity.c_str(), options.rank,
+              report_path.c_str());
+  std::printf("input: seed %llu, generator %s, index %llu%s%s\n", static_cast<unsigned long long>(in.seed),
+              in.generator.c_str(), static_cast<unsigned long long>(in.index), in.part.empty() ? "" : ", part ",
+              in.part.c_str());
+  for (const auto& [name, value] : in.values) std::printf("  %s = %s\n", name.c_str(), value.c_str());
+  std::printf("%-12s %-28s %s\n", "", "result", "reference");
+  std::printf("%-12s %-28s %s\n", "report", outcome.report_result.c_str(), outcome.report_reference.c_str());
+  std::printf("%-12s %-28s %s\n", "recomputed", outcome.result.c_str(), outcome.reference.c_str());
+  for (const audit::ReplayValue& v : outcome.values)
+    if (v.name != options.quantity)
+      std::printf("  also recomputed %s: %s vs %s\n", v.name.c_str(), v.result.c_str(), v.reference.c_str());
+  if (outcome.difference.empty()) {
+    std::printf("replay: reproduced bit for bit\n");
+    return 0;
+  }
+  std::printf("replay: differs: %s\n", outcome.difference.c_str());
+  return 1;
+}
+
+int merge_command(int argc, char** argv) {
+  const Arguments args = Arguments::parse(argc, argv, {"--out"});
+  if (args.help) {
+    std::fputs(kMergeHelp, stdout);
+    return 0;
+  }
+  const auto out = args.get("--out");
+  if (!out) throw UsageError{"--out FILE is required"};
+  if (args.positional.empty()) throw UsageError{"expected the shard reports"};
+  std::vector<nlohmann::json> shards;
+  for (const std::string& path : args.positional) shards.push_back(audit::read_json_file(path));
+  const nlohmann::json merged = audit::merge_reports(shards, args.positional);
+  audit::write_json_file(merged, *out);
+  std::printf("merged %zu shard reports into %s (%zu calculation entries, gate %s)\n", shards.size(), out->c_str(),
+              merged["calculations"].size(), merged["gate"]["status"].get<std::string>().c_str());
+  return 0;
+}
+
 int list_command(int argc, char** argv) {
   const Arguments args = Arguments::parse(argc, argv, {});
   if (args.help || !args.positional.empty()) {
@@ -213,6 +390,8 @@ int list_command(int argc, char** argv) {
   std::printf("default parts:\n");
   for (const distgrid::DefaultPart& p : distgrid::default_parts())
     std::printf("  %-12s %s\n", p.name.c_str(), p.description.c_str());
+  std::printf("built-in mesh parts:\n");
+  for (const std::string& name : distgrid::mesh_part_names()) std::printf("  %s\n", name.c_str());
   return 0;
 }
 
@@ -228,6 +407,8 @@ int main(int argc, char** argv) {
     }
     if (command == "run") return run_command(argc, argv);
     if (command == "gate") return gate_command(argc, argv);
+    if (command == "replay") return replay_command(argc, argv);
+    if (command == "merge") return merge_command(argc, argv);
     if (command == "list") return list_command(argc, argv);
     if (command == "render") return render_command(argc, argv);
     throw UsageError{"unknown command '" + command + "'"};

@@ -89,6 +89,14 @@ struct ReplayValue {
   std::string reference;
 };
 
+/// The named value of a replayed input's record, as text. Throws
+/// distgrid::Error(badarg) naming the value when the record lacks it.
+const std::string& replay_text(const ReplayRequest& request, std::string_view name);
+/// The named value read as a double (hex-float or decimal, exactly); badarg when not one.
+double replay_double(const ReplayRequest& request, std::string_view name);
+/// The named value read as a whole number; badarg when not one.
+std::int64_t replay_integer(const ReplayRequest& request, std::string_view name);
+
 struct Calculation {
   std::string_view id;
   std::string_view title;

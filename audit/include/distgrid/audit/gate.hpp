@@ -39,7 +39,18 @@ nlohmann::json gate_json(const std::vector<GateCheck>& checks);
 struct GateFailure {
   std::string id, storage;
   std::string message;  ///< "metric measured M > budget B (why)" or "no budget"
+  std::string worst;    ///< the worst input behind the metric (worst_input_text); may be empty
 };
+
+/// The input behind a metric as one line: the first kept input (worst, closest
+/// or mismatch example) of the statistics the metric points into (the error's
+/// worst input for a metric outside any statistics), with its
+/// part, generator, index, values and both answers. Empty when there is none.
+std::string worst_input_text(const nlohmann::json& entry, const std::string& metric);
+
+/// JUnit XML for CI dashboards: one testcase per calculation and storage of the
+/// report, named "<id> <storage>", failing with every shortfall and its worst input.
+std::string junit_xml(const nlohmann::json& report, const std::vector<GateFailure>& failures);
 
 /// Every calculation entry of a report against the budgets. An entry with no
 /// budget fails: a number nobody gates is a number that may drift.

@@ -28,6 +28,13 @@ nlohmann::json error_stats_json(const ErrorStats& stats, const std::string& what
 nlohmann::json calculation_json(const Calculation& calculation, const CalculationResult& result,
                                 const std::string& source_dir);
 
+/// Findings over the calculation entries, one per calculation id: each
+/// calculation no property test is known to cover ({"kind", "id", "message"}).
+nlohmann::json findings_json(const nlohmann::json& entries);
+
+/// "pass" when every entry's gate passed, else "fail".
+std::string gate_status(const nlohmann::json& entries);
+
 /// Throws std::logic_error naming the JSON pointer of the first NaN or infinite number.
 void check_all_finite(const nlohmann::json& document);
 

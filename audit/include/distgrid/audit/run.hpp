@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -17,6 +18,7 @@
 #include "distgrid/default_parts.hpp"
 #include "distgrid/field.hpp"
 #include "distgrid/grid.hpp"
+#include "distgrid/mesh_parts.hpp"
 
 namespace distgrid::audit {
 
@@ -28,17 +30,61 @@ inline constexpr std::size_t kDefaultInputs = 10000;
 /// draw fewer inputs and the refinement series stops at h = 1/64.
 inline constexpr std::size_t kQuickInputsBelow = 1000;
 
+/// Inputs per generator and part in a quick run (--quick): the first tenth of a
+/// default run's inputs, so the default budgets hold for it.
+inline constexpr std::size_t kQuickInputs = 1000;
+
+/// A user's own formula part (--spec FILE): the spec is kept in the report, so
+/// replay rebuilds the part without the file.
+struct SpecPart {
+  std::string name;  ///< the file's stem
+  std::string file;  ///< as given on the command line
+  nlohmann::json spec;
+};
+
+/// Which share of a run this is (--shard I/N). Whole calculations are dealt to
+/// shards by their registry position p: shard p mod N runs calculation p.
+struct Shard {
+  unsigned index = 0;
+  unsigned count = 1;
+};
+
 struct RunSettings {
   std::vector<Storage> storages{Storage::float32, Storage::float64};
-  std::vector<std::string> parts;         ///< default part names; empty: all of them
+  /// Default part names; empty: all of them (none when spec_parts are given).
+  std::vector<std::string> parts;
+  std::vector<SpecPart> spec_parts;
+  /// Built-in mesh part names (mesh_part_names()); empty: all of them, unless
+  /// mesh_files are given.
+  std::vector<std::string> mesh_parts;
+  /// A user's mesh files (--mesh FILE), read in RunContext.
+  std::vector<std::string> mesh_files;
   std::vector<std::string> calculations;  ///< registry ids; empty: all of them
+  /// The primary voxel size: every calculation bakes at h.
   double h = 1.0 / 64;
+  /// A refinement series (--h H1,H2,...), h_series.front() == h; a single h
+  /// when empty. Calculations that fit orders of convergence use it.
+  std::vector<double> h_series;
   double band = 3;
   std::uint64_t seed = kDefaultSeed;  ///< below 2^53, so the report's JSON number is exact
   std::size_t inputs = kDefaultInputs;
+  bool quick = false;        ///< a quick run (inputs = kQuickInputs unless given)
+  Shard shard;
   unsigned threads = 0;      ///< 0: every hardware thread; results do not depend on it
   std::string source_dir;    ///< repository root, to find the line ranges of sources
   std::string budgets_path;  ///< gates.json the report's gate statuses come from
+  /// `ctest --show-only=json-v1` output naming the property tests (labels
+  /// `property` and `calc:<id>`); empty: coverage not known.
+  std::string properties_path;
+
+  /// h_series, or {h} when it is empty.
+  std::vector<double> refinement_h() const { return h_series.empty() ? std::vector<double>{h} : h_series; }
+};
+
+/// A mesh part of the run: a built-in mesh or a user's file (`source` says which).
+struct MeshSubject {
+  MeshPart part;        ///< name, description, mesh, polyhedral volume
+  std::string source;   ///< "built-in" or the file as given
 };
 
 /// Where a part is baked: as given, or translated far from the origin.
@@ -53,6 +99,7 @@ inline constexpr std::array<double, 3> kFarOffsetVoxels{500000.375, -500000.625,
 /// A default part, compiled and baked on first use for each placement and storage.
 class PartSubject {
  public:
+  /// `part` must outlive the subject.
   PartSubject(const DefaultPart& part, double h, double band, unsigned threads);
   ~PartSubject();
   PartSubject(PartSubject&&) noexcept;
@@ -84,16 +131,36 @@ class RunContext {
   unsigned threads() const noexcept { return threads_; }
   bool wants(Storage s) const noexcept;
 
+  /// Formula parts: default parts, then the user's spec parts.
   std::size_t part_count() const noexcept { return parts_.size(); }
   PartSubject& part(std::size_t n) { return parts_[n]; }
   const PartSubject& part(std::size_t n) const { return parts_[n]; }
+  /// The formula part with this name; nullptr when the run has none.
+  PartSubject* find_part(std::string_view name);
+
+  /// Mesh parts: the user's files when given (plus named built-in meshes),
+  /// else the built-in meshes. Built or read on first use; not thread-safe.
+  std::size_t mesh_part_count();
+  const MeshSubject& mesh_part(std::size_t n);
 
  private:
+  void load_mesh_parts();
+
   const RunSettings& settings_;
   Progress& progress_;
   unsigned threads_;
+  std::vector<std::unique_ptr<DefaultPart>> spec_parts_;  // stable addresses for PartSubject
   std::vector<PartSubject> parts_;
+  std::optional<std::vector<MeshSubject>> mesh_parts_;
 };
+
+/// Throws distgrid::Error(badarg) naming the problem for settings no run accepts.
+void check_settings(const RunSettings& settings);
+
+/// The settings section of a report, parsed back into RunSettings (for replay):
+/// storages, parts, spec parts, mesh parts and files, h series, band, seed,
+/// inputs. Throws distgrid::Error(badfile) when the section is malformed.
+RunSettings settings_from_report(const nlohmann::json& settings_section);
 
 /// Runs the selected calculations and returns the report (schema
 /// distgrid-audit-report/1), gate statuses filled in from settings.budgets_path.

@@ -1,0 +1,22 @@
+#pragma once
+// Joining shard reports. A run with --shard I/N runs the calculations whose
+// registry position p has p mod N == I, each whole, so the shards' entries are
+// exactly those of one run and merging them is a concatenation in registry
+// order; only the timing fields (run_seconds, per-calculation seconds and
+// evaluations_per_second, settings.threads) may differ from a single run.
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace distgrid::audit {
+
+/// The report one run with the shards' settings would have written, from
+/// every shard of one split (each index 0..N-1 once, in any order). Throws
+/// distgrid::Error(badarg) naming the shard (by `names`) when the reports are
+/// not shards of one run: a missing or repeated index, different settings,
+/// build or budgets, a calculation in two shards, or another section that
+/// differs between shards.
+nlohmann::json merge_reports(const std::vector<nlohmann::json>& shards, const std::vector<std::string>& names);
+
+}  // namespace distgrid::audit

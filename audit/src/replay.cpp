@@ -1,0 +1,103 @@
+#include "distgrid/audit/replay.hpp"
+
+#include "distgrid/audit/report.hpp"
+#include "distgrid/audit/run.hpp"
+#include "distgrid/error.hpp"
+
+namespace distgrid::audit {
+
+using nlohmann::json;
+
+namespace {
+
+const json& find_entry(const json& report, const ReplayOptions& options) {
+  for (const json& entry : report.at("calculations")) {
+    if (entry.value("id", "") != options.id) continue;
+    if (options.storage && entry.value("storage", "") != storage_name(*options.storage)) continue;
+    return entry;
+  }
+  throw Error(ErrorCode::badarg, "the report has no entry for " + options.id +
+                                     (options.storage ? " " + std::string(storage_name(*options.storage)) : ""));
+}
+
+/// The kept inputs of the quantity: a statistics' worst list or a decision's closest list.
+const json& kept_inputs(const json& entry, const std::string& quantity, bool& decision) {
+  decision = false;
+  if (quantity == "error") return entry.at("error").at("worst");
+  if (quantity == "arithmetic" || quantity == "storage" || quantity == "method") {
+    const json& stats = entry.at("errors").at(quantity);
+    if (stats.is_null()) throw Error(ErrorCode::badarg, entry["id"].get<std::string>() + " has no " + quantity + " error");
+    return stats.at("worst");
+  }
+  if (entry.contains("decisions"))
+    for (const json& d : entry["decisions"])
+      if (d.value("name", "") == quantity) {
+        decision = true;
+        return d.at("closest");
+      }
+  throw Error(ErrorCode::badarg, entry["id"].get<std::string>() + " has no error or decision named \"" + quantity +
+                                     "\" (error, arithmetic, storage, method, or a decision's name)");
+}
+
+InputRecord record_of(const json& kept) {
+  InputRecord r;
+  r.seed = kept.at("seed").get<std::uint64_t>();
+  r.generator = kept.at("generator").get<std::string>();
+  r.index = kept.at("index").get<std::uint64_t>();
+  r.part = kept.value("part", "");
+  for (const auto& [name, value] : kept.at("input").items()) r.values.emplace_back(name, value.get<std::string>());
+  return r;
+}
+
+}  // namespace
+
+ReplayOutcome replay_from_report(const json& report, const ReplayOptions& options, Progress& progress) {
+  if (!report.is_object() || report.value("schema", "") != kReportSchema)
+    throw Error(ErrorCode::badfile, std::string("not a ") + kReportSchema + " report");
+  const Calculation* calculation = find_calculation(options.id);
+  if (!calculation) throw Error(ErrorCode::badarg, "unknown calculation \"" + options.id + "\"");
+  if (!calculation->replay) throw Error(ErrorCode::badarg, options.id + " cannot replay inputs");
+  ReplayOutcome out;
+  bool decision = false;
+  json kept;
+  try {
+    const json& entry = find_entry(report, options);
+    out.storage = *parse_storage(entry.at("storage").get<std::string>());
+    const json& list = kept_inputs(entry, options.quantity, decision);
+    if (options.rank < 1 || options.rank > list.size())
+      throw Error(ErrorCode::badarg, "rank " + std::to_string(options.rank) + " asked, but the report keeps " +
+                                         std::to_string(list.size()) + " inputs of " + options.id + " " +
+                                         std::string(storage_name(out.storage)) + " " + options.quantity);
+    kept = list[options.rank - 1];
+    out.input = record_of(kept);
+    out.report_result = kept.at(decision ? "core" : "result").get<std::string>();
+    out.report_reference = kept.at(decision ? "exact" : "reference").get<std::string>();
+  } catch (const json::exception& e) {
+    throw Error(ErrorCode::badfile, std::string("the report is malformed: ") + e.what());
+  }
+
+  RunSettings settings = settings_from_report(report.at("settings"));
+  settings.storages = {out.storage};
+  settings.threads = options.threads;
+  check_settings(settings);
+  RunContext context(settings, progress);
+  out.values = calculation->replay(context, ReplayRequest{out.storage, out.input});
+  bool found = false;
+  for (const ReplayValue& v : out.values) {
+    if (v.name != options.quantity) continue;
+    found = true;
+    out.result = v.result;
+    out.reference = v.reference;
+  }
+  if (!found) throw Error(ErrorCode::badarg, options.id + " recomputed no \"" + options.quantity + "\" for this input");
+  const char* result_name = decision ? "core answer" : "result";
+  const char* reference_name = decision ? "exact answer" : "reference";
+  if (out.result != out.report_result)
+    out.difference = std::string(result_name) + " " + out.result + " differs from the report's " + out.report_result;
+  if (out.reference != out.report_reference)
+    out.difference += (out.difference.empty() ? "" : "; ") + std::string(reference_name) + " " + out.reference +
+                      " differs from the report's " + out.report_reference;
+  return out;
+}
+
+}  // namespace distgrid::audit
