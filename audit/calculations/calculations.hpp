@@ -11,5 +11,15 @@ namespace distgrid::audit::runs {
 std::vector<CalculationResult> run_grid_key(RunContext& context);
 std::vector<CalculationResult> run_grid_sample(RunContext& context);
 std::vector<CalculationResult> run_grid_volume(RunContext& context);
+std::vector<CalculationResult> run_contour_surface_nets(RunContext& context);
+std::vector<ReplayValue> replay_contour_surface_nets(RunContext& context, const ReplayRequest& request);
+std::vector<CalculationResult> run_contour_marching_cubes(RunContext& context);
+std::vector<ReplayValue> replay_contour_marching_cubes(RunContext& context, const ReplayRequest& request);
+std::vector<CalculationResult> run_export_stl(RunContext& context);
+std::vector<ReplayValue> replay_export_stl(RunContext& context, const ReplayRequest& request);
+std::vector<CalculationResult> run_export_obj(RunContext& context);
+std::vector<ReplayValue> replay_export_obj(RunContext& context, const ReplayRequest& request);
+std::vector<CalculationResult> run_export_ply(RunContext& context);
+std::vector<ReplayValue> replay_export_ply(RunContext& context, const ReplayRequest& request);
 
 }  // namespace distgrid::audit::runs
