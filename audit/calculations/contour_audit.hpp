@@ -183,10 +183,15 @@ std::vector<Candidate> enumerate_sites(const Grid<S>& grid, const reference::Sto
   return all;
 }
 
+/// How far x / h may be from the core's i + t: the rounding of i + t, of the
+/// product by h and of the quotient, a few ulps of q (never more: a larger slack
+/// would take a crossing near a node for one on it).
+inline double position_slack(double q) { return 8 * ulp_of(std::fmax(1.0, std::fabs(q))); }
+
 /// floor(q) and floor of q nudged either way, so a vertex on a cell face (or
 /// rounded onto it) may belong to either cell: 1 or 2 values.
 inline std::vector<std::int64_t> floors_near(double q) {
-  const double slack = 0x1p-30 * std::fmax(1.0, std::fabs(q));
+  const double slack = position_slack(q);
   const auto lo = static_cast<std::int64_t>(std::floor(q - slack));
   const auto hi = static_cast<std::int64_t>(std::floor(q + slack));
   return lo == hi ? std::vector<std::int64_t>{lo} : std::vector<std::int64_t>{lo, hi};
@@ -208,7 +213,7 @@ inline std::vector<Site> sites_near(const std::array<double, 3>& p, double h, Me
   std::array<bool, 3> on_node{};
   int on_count = 0;
   for (std::size_t a = 0; a < 3; ++a) {
-    on_node[a] = std::fabs(q[a] - std::nearbyint(q[a])) <= 0x1p-30 * std::fmax(1.0, std::fabs(q[a]));
+    on_node[a] = std::fabs(q[a] - std::nearbyint(q[a])) <= position_slack(q[a]);
     on_count += on_node[a] ? 1 : 0;
   }
   if (on_count < 2) return sites;
