@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstdint>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -287,7 +288,6 @@ Prepared prepare(const Grid<S>& grid, const reference::StoredNodes<S>& nodes, Me
 struct Outcome {
   bool matched = false;    ///< the core made a vertex for the site
   bool sign_flip = false;  ///< exact node values change sign differently from the stored ones
-  bool fallback = false;
   std::size_t candidate = 0;
   std::array<double, 3> core{};
   ErrorValue error, arithmetic, storage;

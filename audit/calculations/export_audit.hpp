@@ -15,13 +15,12 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
-#include <cstdlib>
+#include <cstdlib>  // mkdtemp (POSIX)
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
-#include <unistd.h>
 #include <unordered_map>
 #include <vector>
 

@@ -21,6 +21,15 @@ PrecisionClass measured_class(double max_ulps, std::uint64_t mismatches, Precisi
   return max_ulps <= kSixtyFourBitMaxUlps ? PrecisionClass::bits64 : PrecisionClass::bits32_in_part;
 }
 
+// What the two contour calculations compare (contour_audit.hpp measures both alike).
+constexpr std::string_view kContourErrors =
+    "error: the core vertex vs the high-precision vertex from exact node values (arithmetic + storage), as "
+    "the Euclidean distance in h and in ulps of the largest coordinate (raised to h). Arithmetic: core vs the "
+    "high-precision vertex from the same stored values. Storage: high precision from stored vs from exact "
+    "node values (same crossing edges; a site whose exact values change sign differently is counted, not "
+    "measured). Method: |f| at the exact-value vertex, for parts whose f is a Euclidean distance. Decision: "
+    "a vertex for every crossing site and none elsewhere, exact.";
+
 // The one list. Each entry is registered here and nowhere else.
 const std::vector<Calculation>& calculations() {
   static const std::vector<Calculation> list{
@@ -103,12 +112,7 @@ const std::vector<Calculation>& calculations() {
           "cells and their signs from the stored values read through the audit's own key map; the mean of the "
           "crossing points in high precision from those values and from exact node values clamp(f(i h), +-band h); "
           "the part's formula in high precision at the vertex; edge counts and volume of the mesh computed here",
-          "error: the core vertex vs the high-precision vertex from exact node values (arithmetic + storage), as "
-          "the Euclidean distance in h and in ulps of the largest coordinate (raised to h). Arithmetic: core vs the "
-          "high-precision vertex from the same stored values. Storage: high precision from stored vs from exact "
-          "node values (same crossing edges; a site whose exact values change sign differently is counted, not "
-          "measured). Method: |f| at the exact-value vertex, for parts whose f is a Euclidean distance. Decision: "
-          "a vertex for every crossing site and none elsewhere, exact.",
+          kContourErrors,
           &runs::run_contour_surface_nets,
           &runs::replay_contour_surface_nets,
       },
@@ -128,12 +132,7 @@ const std::vector<Calculation>& calculations() {
           "edges and their signs from the stored values read through the audit's own key map; the crossing in high "
           "precision from those values and from exact node values clamp(f(i h), +-band h); the part's formula in "
           "high precision at the vertex; edge counts and volume of the mesh computed here",
-          "error: the core vertex vs the high-precision vertex from exact node values (arithmetic + storage), as "
-          "the Euclidean distance in h and in ulps of the largest coordinate (raised to h). Arithmetic: core vs the "
-          "high-precision vertex from the same stored values. Storage: high precision from stored vs from exact "
-          "node values (same crossing edges; a site whose exact values change sign differently is counted, not "
-          "measured). Method: |f| at the exact-value vertex, for parts whose f is a Euclidean distance. Decision: "
-          "a vertex for every crossing site and none elsewhere, exact.",
+          kContourErrors,
           &runs::run_contour_marching_cubes,
           &runs::replay_contour_marching_cubes,
       },
