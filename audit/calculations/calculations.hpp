@@ -14,5 +14,15 @@ std::vector<CalculationResult> run_grid_sample(RunContext& context);
 std::vector<ReplayValue> replay_grid_sample(RunContext& context, const ReplayRequest& request);
 std::vector<CalculationResult> run_grid_volume(RunContext& context);
 std::vector<ReplayValue> replay_grid_volume(RunContext& context, const ReplayRequest& request);
+std::vector<CalculationResult> run_contour_surface_nets(RunContext& context);
+std::vector<ReplayValue> replay_contour_surface_nets(RunContext& context, const ReplayRequest& request);
+std::vector<CalculationResult> run_contour_marching_cubes(RunContext& context);
+std::vector<ReplayValue> replay_contour_marching_cubes(RunContext& context, const ReplayRequest& request);
+std::vector<CalculationResult> run_export_stl(RunContext& context);
+std::vector<ReplayValue> replay_export_stl(RunContext& context, const ReplayRequest& request);
+std::vector<CalculationResult> run_export_obj(RunContext& context);
+std::vector<ReplayValue> replay_export_obj(RunContext& context, const ReplayRequest& request);
+std::vector<CalculationResult> run_export_ply(RunContext& context);
+std::vector<ReplayValue> replay_export_ply(RunContext& context, const ReplayRequest& request);
 
 }  // namespace distgrid::audit::runs

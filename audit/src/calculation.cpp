@@ -25,6 +25,15 @@ PrecisionClass measured_class(double max_ulps, std::uint64_t mismatches, Precisi
   return max_ulps <= kSixtyFourBitMaxUlps ? PrecisionClass::bits64 : PrecisionClass::bits32_in_part;
 }
 
+// What the two contour calculations compare (contour_audit.hpp measures both alike).
+constexpr std::string_view kContourErrors =
+    "error: the core vertex vs the high-precision vertex from exact node values (arithmetic + storage), as "
+    "the Euclidean distance in h and in ulps of the largest coordinate (raised to h). Arithmetic: core vs the "
+    "high-precision vertex from the same stored values. Storage: high precision from stored vs from exact "
+    "node values (same crossing edges; a site whose exact values change sign differently is counted, not "
+    "measured). Method: |f| at the exact-value vertex, for parts whose f is a Euclidean distance. Decision: "
+    "a vertex for every crossing site and none elsewhere, exact.";
+
 // The one list. Each entry is registered here and nowhere else.
 const std::vector<Calculation>& calculations() {
   static const std::vector<Calculation> list{
@@ -92,6 +101,104 @@ const std::vector<Calculation>& calculations() {
           "relative.",
           &runs::run_grid_volume,
           &runs::replay_grid_volume,
+      },
+      {
+          "contour.surface_nets",
+          "Surface-nets contour vertices",
+          PrecisionClass::bits32_in_part,
+          {{"core/src/contour.cpp", "add_piece_vertex"},
+           {"core/src/contour.cpp", "cell_pattern"},
+           {"core/src/contour.cpp", "contour"}},
+          "a cell whose corners differ in sign (value < 0 inside) gets one vertex at the mean of its crossing edges' "
+          "points, t = d_lo / (d_lo - d_hi) from each edge's lower corner, at world (i + local) * h; in double",
+          "per part and storage, every cell near the surface for the decision; then vertices of sign-changing cells "
+          "drawn uniformly from: all such cells; those with a corner within h/64 of zero; those spanning two "
+          "bricks; those with an ill-conditioned crossing edge; those with a checkerboard face; the part's copy "
+          "~5e5 h from the origin. Each draw from (seed, generator, index); a tenth of --inputs per generator and part.",
+          "contour with Mesher::surface_nets (brick-wise), default options",
+          "cells and their signs from the stored values read through the audit's own key map; the mean of the "
+          "crossing points in high precision from those values and from exact node values clamp(f(i h), +-band h); "
+          "the part's formula in high precision at the vertex; edge counts and volume of the mesh computed here",
+          kContourErrors,
+          &runs::run_contour_surface_nets,
+          &runs::replay_contour_surface_nets,
+      },
+      {
+          "contour.marching_cubes",
+          "Marching-cubes contour vertices",
+          PrecisionClass::bits32_in_part,
+          {{"core/src/contour.cpp", "add_edge_vertex"},
+           {"core/src/contour.cpp", "contour"}},
+          "a grid edge whose ends differ in sign (value < 0 inside) gets one vertex at t = d0 / (d0 - d1) from its "
+          "lower node, at world (i + t e_axis) * h; in double",
+          "per part and storage, every grid edge near the surface for the decision; then vertices of sign-changing "
+          "edges drawn uniformly from: all such edges; those with an end within h/64 of zero; those joining two "
+          "bricks; those whose end values differ by less than h/4; the part's copy ~5e5 h from the origin. Each "
+          "draw from (seed, generator, index); a tenth of --inputs per generator and part.",
+          "contour with Mesher::marching_cubes (brick-wise)",
+          "edges and their signs from the stored values read through the audit's own key map; the crossing in high "
+          "precision from those values and from exact node values clamp(f(i h), +-band h); the part's formula in "
+          "high precision at the vertex; edge counts and volume of the mesh computed here",
+          kContourErrors,
+          &runs::run_contour_marching_cubes,
+          &runs::replay_contour_marching_cubes,
+      },
+      {
+          "export.stl",
+          "Numbers written to STL",
+          PrecisionClass::bits32_in_part,
+          {{"core/src/mesh_write.cpp", "binary_stl"},
+           {"core/src/mesh_write.cpp", "ascii_stl"},
+           {"core/src/mesh_write.cpp", "append_f32_le"},
+           {"core/src/mesh_write.cpp", "append_number"}},
+          "binary STL: each corner coordinate rounded to the nearest float32 (little-endian); ASCII STL: printed "
+          "with 17 significant digits",
+          "per part and storage: the first --inputs triangles of the surface-nets mesh, at the origin and moved "
+          "~5e5 h away; per run: --inputs random corners (exponents 2^-16 .. 2^25, signed zeros)",
+          "write_mesh with MeshFormat::stl_binary and stl_ascii into a temporary directory",
+          "the written bytes read back by the audit's own STL readers (float32 from the binary layout, strtod for "
+          "text); the float nearest each double checked from its two neighbours",
+          "error: |read corner - mesh corner| in h and in ulps of the mesh's coordinate (no floor). Binary STL is "
+          "the 32-bit exchange step; ASCII STL must read back bit for bit. mismatches: ASCII numbers that do not "
+          "read back exactly, and binary floats that are not the nearest float. Nothing stored or discretised: "
+          "no arithmetic / storage / method split.",
+          &runs::run_export_stl,
+          &runs::replay_export_stl,
+      },
+      {
+          "export.obj",
+          "Numbers written to OBJ",
+          PrecisionClass::exact,
+          {{"core/src/mesh_write.cpp", "obj"}, {"core/src/mesh_write.cpp", "append_number"}},
+          "each corner and normal coordinate printed with 17 significant digits, which reads back to the same double",
+          "per part and storage: the first --inputs triangles of the surface-nets mesh (with normals), at the origin "
+          "and moved ~5e5 h away; per run: --inputs random corners (exponents 2^-16 .. 2^25, signed zeros)",
+          "write_mesh with MeshFormat::obj into a temporary directory",
+          "the written text read back by the audit's own OBJ reader (strtod)",
+          "error: |read corner - mesh corner| in h and in ulps of the mesh's coordinate. mismatches: corner or "
+          "normal numbers that do not read back bit for bit, and faces that differ. No arithmetic / storage / "
+          "method split.",
+          &runs::run_export_obj,
+          &runs::replay_export_obj,
+      },
+      {
+          "export.ply",
+          "Numbers written to PLY",
+          PrecisionClass::exact,
+          {{"core/src/mesh_write.cpp", "ply"},
+           {"core/src/mesh_write.cpp", "append_f64_le"},
+           {"core/src/mesh_write.cpp", "append_number"}},
+          "ASCII PLY: 17 significant digits per number; binary little-endian PLY: float64 properties, the double's "
+          "own bits",
+          "per part and storage: the first --inputs triangles of the surface-nets mesh (with normals), at the origin "
+          "and moved ~5e5 h away; per run: --inputs random corners (exponents 2^-16 .. 2^25, signed zeros)",
+          "write_mesh with MeshFormat::ply_ascii and ply_binary into a temporary directory",
+          "the written bytes read back by the audit's own PLY reader (header parsed, float64 from the binary "
+          "layout, strtod for text)",
+          "error: |read corner - mesh corner| in h and in ulps of the mesh's coordinate. mismatches: numbers that "
+          "do not read back bit for bit, and faces that differ. No arithmetic / storage / method split.",
+          &runs::run_export_ply,
+          &runs::replay_export_ply,
       },
   };
   return list;
