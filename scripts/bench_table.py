@@ -21,7 +21,7 @@ def peer_table(path):
     report = json.loads(path.read_text())
     lines = [f"Ours / OpenVDB {report['openvdb_version']}, {report['threads']} thread(s), "
              f"{report['storage']} values, h = 1/{round(1 / report['h'])}, band {report['band']:g}, "
-             f"{report['timing']} of {report['repetitions']}.", "",
+             f"{report['timing']} ({report['repetitions']} repetitions).", "",
              "| operation | ours | OpenVDB | ratio | target | met | ours accuracy | OpenVDB accuracy |",
              "|---|---:|---:|---:|---:|---|---:|---:|"]
     for r in report["rows"]:
