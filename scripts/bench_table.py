@@ -38,14 +38,15 @@ def peer_table(path):
 
 
 def ours_table(paths):
-    lines = ["| benchmark | time (median) | items/s |", "|---|---:|---:|"]
+    lines = ["| benchmark | wall time | CPU time | items/s |", "|---|---:|---:|---:|"]
     for path in paths:
         for b in json.loads(path.read_text())["benchmarks"]:
             if b.get("aggregate_name", "median") != "median":
                 continue
             rate = b.get("items_per_second")
             lines.append(f"| {b['run_name'] if 'run_name' in b else b['name']} | "
-                         f"{b['real_time']:.3f} {b['time_unit']} | {'' if rate is None else f'{rate:.3g}'} |")
+                         f"{b['real_time']:.3f} {b['time_unit']} | {b['cpu_time']:.3f} {b['time_unit']} | "
+                         f"{'' if rate is None else f'{rate:.3g}'} |")
     return "\n".join(lines)
 
 
