@@ -1,16 +1,23 @@
 // Grid benchmarks on the default sphere (radius 1, off the lattice) at h = 1/128,
-// band 3, for float and double bricks, single thread unless the name says "all".
+// band 3, for float and double bricks. The "threads" argument is 1 or every
+// hardware thread; queries split their points into one contiguous share per thread.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <filesystem>
 #include <random>
+#include <string>
 #include <thread>
+#include <variant>
 #include <vector>
+
+#include <unistd.h>
 
 #include "distgrid/bake.hpp"
 #include "distgrid/default_parts.hpp"
 #include "distgrid/field_json.hpp"
+#include "distgrid/grid_io.hpp"
 
 namespace {
 
@@ -75,15 +82,33 @@ void BM_Bake(benchmark::State& state) {
   state.counters["bytes_per_brick"] = static_cast<double>(bytes) / static_cast<double>(nodes / kBrickNodes);
 }
 
+/// Runs body(share, begin, end) over [0, count) split into `threads` contiguous
+/// shares, one std::thread each (the calling thread takes share 0).
+template <class Body>
+void split_over_threads(std::size_t count, unsigned threads, Body&& body) {
+  std::vector<std::thread> workers;
+  const std::size_t per_thread = (count + threads - 1) / threads;
+  for (unsigned t = 1; t < threads; ++t)
+    workers.emplace_back([&, t] { body(t, std::min(count, t * per_thread), std::min(count, (t + 1) * per_thread)); });
+  body(0u, std::size_t{0}, std::min(count, per_thread));
+  for (std::thread& w : workers) w.join();
+}
+
+// Arguments: brick_sorted (0 or 1), threads.
 template <class S>
 void BM_Sample(benchmark::State& state) {
   const Grid<S>& grid = sphere_grid<S>();
   const std::vector<Point> points = query_points<S>(state.range(0) != 0);
+  const auto threads = static_cast<unsigned>(state.range(1));
+  std::vector<double> sums(threads);
   for (auto _ : state) {
-    GridAccessor<S> accessor(grid);
-    double sum = 0;
-    for (const Point& p : points) sum += accessor.sample(p.x, p.y, p.z);
-    benchmark::DoNotOptimize(sum);
+    split_over_threads(points.size(), threads, [&](unsigned share, std::size_t begin, std::size_t end) {
+      GridAccessor<S> accessor(grid);
+      double sum = 0;
+      for (std::size_t n = begin; n < end; ++n) sum += accessor.sample(points[n].x, points[n].y, points[n].z);
+      sums[share] = sum;
+    });
+    benchmark::DoNotOptimize(sums.data());
   }
   state.SetItemsProcessed(static_cast<std::int64_t>(static_cast<std::size_t>(state.iterations()) * points.size()));
   state.SetBytesProcessed(static_cast<std::int64_t>(static_cast<std::size_t>(state.iterations()) * points.size() * sizeof(Point)));
@@ -106,15 +131,21 @@ void BM_SampleMany(benchmark::State& state) {
   state.SetBytesProcessed(static_cast<std::int64_t>(static_cast<std::size_t>(state.iterations()) * points.size() * sizeof(Point)));
 }
 
+// Arguments: brick_sorted (0 or 1), threads.
 template <class S>
 void BM_Gradient(benchmark::State& state) {
   const Grid<S>& grid = sphere_grid<S>();
   const std::vector<Point> points = query_points<S>(state.range(0) != 0);
+  const auto threads = static_cast<unsigned>(state.range(1));
+  std::vector<double> sums(threads);
   for (auto _ : state) {
-    GridAccessor<S> accessor(grid);
-    double sum = 0;
-    for (const Point& p : points) sum += accessor.gradient(p.x, p.y, p.z)[0];
-    benchmark::DoNotOptimize(sum);
+    split_over_threads(points.size(), threads, [&](unsigned share, std::size_t begin, std::size_t end) {
+      GridAccessor<S> accessor(grid);
+      double sum = 0;
+      for (std::size_t n = begin; n < end; ++n) sum += accessor.gradient(points[n].x, points[n].y, points[n].z)[0];
+      sums[share] = sum;
+    });
+    benchmark::DoNotOptimize(sums.data());
   }
   state.SetItemsProcessed(static_cast<std::int64_t>(static_cast<std::size_t>(state.iterations()) * points.size()));
   state.SetBytesProcessed(static_cast<std::int64_t>(static_cast<std::size_t>(state.iterations()) * points.size() * sizeof(Point)));
@@ -129,18 +160,55 @@ void BM_Volume(benchmark::State& state) {
   state.SetBytesProcessed(static_cast<std::int64_t>(static_cast<std::size_t>(state.iterations()) * nodes * sizeof(S)));
 }
 
+// Save and load through a .dgrid file in the temporary directory (page cache, so
+// this measures encoding, checksum and copying rather than the disk).
+std::string grid_file_path(const char* storage) {
+  return (std::filesystem::temp_directory_path() /
+          ("distgrid_bench_" + std::to_string(::getpid()) + "_" + storage + ".dgrid")).string();
+}
+
+template <class S>
+void BM_Save(benchmark::State& state) {
+  const Grid<S>& grid = sphere_grid<S>();
+  const std::string path = grid_file_path(sizeof(S) == 4 ? "float" : "double");
+  for (auto _ : state) save_grid(grid, path);
+  const auto bytes = std::filesystem::file_size(path);
+  std::filesystem::remove(path);
+  state.SetItemsProcessed(static_cast<std::int64_t>(static_cast<std::size_t>(state.iterations()) * grid.stored_brick_count() * kBrickNodes));
+  state.SetBytesProcessed(static_cast<std::int64_t>(static_cast<std::uintmax_t>(state.iterations()) * bytes));
+}
+
+template <class S>
+void BM_Load(benchmark::State& state) {
+  const Grid<S>& grid = sphere_grid<S>();
+  const std::string path = grid_file_path(sizeof(S) == 4 ? "float" : "double");
+  save_grid(grid, path);
+  const auto bytes = std::filesystem::file_size(path);
+  for (auto _ : state) {
+    AnyGrid loaded = load_grid(path);
+    benchmark::DoNotOptimize(std::get<Grid<S>>(loaded).stored_brick_count());
+  }
+  std::filesystem::remove(path);
+  state.SetItemsProcessed(static_cast<std::int64_t>(static_cast<std::size_t>(state.iterations()) * grid.stored_brick_count() * kBrickNodes));
+  state.SetBytesProcessed(static_cast<std::int64_t>(static_cast<std::uintmax_t>(state.iterations()) * bytes));
+}
+
 const int kAllThreads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 
 BENCHMARK(BM_Bake<float>)->ArgName("threads")->Arg(1)->Arg(kAllThreads)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_Bake<double>)->ArgName("threads")->Arg(1)->Arg(kAllThreads)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_Sample<float>)->ArgName("brick_sorted")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_Sample<double>)->ArgName("brick_sorted")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Sample<float>)->ArgNames({"brick_sorted", "threads"})->ArgsProduct({{0, 1}, {1, kAllThreads}})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_Sample<double>)->ArgNames({"brick_sorted", "threads"})->ArgsProduct({{0, 1}, {1, kAllThreads}})->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_SampleMany<float>)->ArgName("brick_sorted")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_SampleMany<double>)->ArgName("brick_sorted")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_Gradient<float>)->ArgName("brick_sorted")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_Gradient<double>)->ArgName("brick_sorted")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Gradient<float>)->ArgNames({"brick_sorted", "threads"})->ArgsProduct({{0, 1}, {1, kAllThreads}})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_Gradient<double>)->ArgNames({"brick_sorted", "threads"})->ArgsProduct({{0, 1}, {1, kAllThreads}})->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_Volume<float>)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Volume<double>)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Save<float>)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_Save<double>)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_Load<float>)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_Load<double>)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 

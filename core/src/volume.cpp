@@ -75,9 +75,20 @@ double Grid<S>::volume() const {
   };
   std::vector<Entry> order;
   order.reserve(keys_.size() + inside_keys_.size());
-  for (std::size_t s = 0; s < keys_.size(); ++s) order.push_back({keys_[s], static_cast<std::int64_t>(s)});
-  for (std::int64_t key : inside_keys_) order.push_back({key, -1});
-  std::sort(order.begin(), order.end(), [](const Entry& a, const Entry& b) { return a.key < b.key; });
+  if (std::is_sorted(keys_.begin(), keys_.end()) && std::is_sorted(inside_keys_.begin(), inside_keys_.end())) {
+    // Bakes add bricks in ascending key order: merging the two lists gives the
+    // sorted order in one pass (keys are distinct, so it is the same order).
+    std::size_t s = 0;
+    for (std::int64_t key : inside_keys_) {
+      for (; s < keys_.size() && keys_[s] < key; ++s) order.push_back({keys_[s], static_cast<std::int64_t>(s)});
+      order.push_back({key, -1});
+    }
+    for (; s < keys_.size(); ++s) order.push_back({keys_[s], static_cast<std::int64_t>(s)});
+  } else {
+    for (std::size_t s = 0; s < keys_.size(); ++s) order.push_back({keys_[s], static_cast<std::int64_t>(s)});
+    for (std::int64_t key : inside_keys_) order.push_back({key, -1});
+    std::sort(order.begin(), order.end(), [](const Entry& a, const Entry& b) { return a.key < b.key; });
+  }
 
   const bool multiply = is_power_of_two(h_);
   const S half = round_up_to_storage<S>(0.5 * h_);
