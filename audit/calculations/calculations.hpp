@@ -11,5 +11,17 @@ namespace distgrid::audit::runs {
 std::vector<CalculationResult> run_grid_key(RunContext& context);
 std::vector<CalculationResult> run_grid_sample(RunContext& context);
 std::vector<CalculationResult> run_grid_volume(RunContext& context);
+std::vector<CalculationResult> run_mesh_weld(RunContext& context);
+std::vector<ReplayValue> replay_mesh_weld(RunContext& context, const ReplayRequest& request);
+std::vector<CalculationResult> run_mesh_normals(RunContext& context);
+std::vector<ReplayValue> replay_mesh_normals(RunContext& context, const ReplayRequest& request);
+std::vector<CalculationResult> run_mesh_node_distance(RunContext& context);
+std::vector<ReplayValue> replay_mesh_node_distance(RunContext& context, const ReplayRequest& request);
+std::vector<CalculationResult> run_mesh_closest_point(RunContext& context);
+std::vector<ReplayValue> replay_mesh_closest_point(RunContext& context, const ReplayRequest& request);
+std::vector<CalculationResult> run_mesh_ray_parity(RunContext& context);
+std::vector<ReplayValue> replay_mesh_ray_parity(RunContext& context, const ReplayRequest& request);
+std::vector<CalculationResult> run_mesh_edge_key(RunContext& context);
+std::vector<ReplayValue> replay_mesh_edge_key(RunContext& context, const ReplayRequest& request);
 
 }  // namespace distgrid::audit::runs
