@@ -104,7 +104,11 @@ struct Outcome {
   std::string mismatch;  ///< edges listed differently from the reference
 };
 
-VectorError compare(const Vec3& core, const reference::HighPoint& exact, Kind kind, std::size_t item) {
+/// `terms` is the sum of the lengths of the terms the vector sums (1 for a face,
+/// the number of triangles for an edge, the sum of the angles for a corner):
+/// errors are in ulps of at least that, as a sum that cancels cannot be asked
+/// for more digits than its terms carry (like distances' floor of band h).
+VectorError compare(const Vec3& core, const reference::HighPoint& exact, double terms, Kind kind, std::size_t item) {
   VectorError out;
   out.kind = kind;
   out.item = item;
@@ -121,7 +125,7 @@ VectorError compare(const Vec3& core, const reference::HighPoint& exact, Kind ki
     }
   }
   out.error.abs = to_double(sqrt(squared));
-  out.error.ulps = error_in_ulps(out.error.abs, to_double(sqrt(norm_squared)), 0);
+  out.error.ulps = error_in_ulps(out.error.abs, to_double(sqrt(norm_squared)), terms);
   const reference::HighPoint cross{c[1] * exact[2] - c[2] * exact[1], c[2] * exact[0] - c[0] * exact[2],
                                    c[0] * exact[1] - c[1] * exact[0]};
   out.angle = to_double(atan2(sqrt(cross[0] * cross[0] + cross[1] * cross[1] + cross[2] * cross[2]),
@@ -140,7 +144,7 @@ Outcome measure(const TriangleMesh& mesh) {
   }
   const reference::HighNormals exact = reference::high_precision_normals(prepared.positions, prepared.triangles);
   for (std::size_t t = 0; t < prepared.triangles.size(); ++t)
-    out.errors.push_back(compare(prepared.face_normals[t], exact.face[t], kFace, t));
+    out.errors.push_back(compare(prepared.face_normals[t], exact.face[t], 1, kFace, t));
   if (exact.edges.size() != prepared.edge_keys.size()) {
     out.mismatch = "prepare_mesh lists " + std::to_string(prepared.edge_keys.size()) + " edges, the reference " +
                    std::to_string(exact.edges.size());
@@ -152,10 +156,10 @@ Outcome measure(const TriangleMesh& mesh) {
       out.mismatch = "edge " + std::to_string(e) + " has a different key";
       return out;
     }
-    out.errors.push_back(compare(prepared.edge_normals[e], exact.edge[e], kEdge, e));
+    out.errors.push_back(compare(prepared.edge_normals[e], exact.edge[e], exact.edge_terms[e], kEdge, e));
   }
   for (std::size_t v = 0; v < prepared.positions.size(); ++v)
-    out.errors.push_back(compare(prepared.corner_normals[v], exact.corner[v], kCorner, v));
+    out.errors.push_back(compare(prepared.corner_normals[v], exact.corner[v], exact.corner_terms[v], kCorner, v));
   return out;
 }
 
@@ -213,8 +217,10 @@ std::vector<CalculationResult> run_mesh_normals(RunContext& context) {
   result.details = {{"by_kind", kinds},
                     {"by_generator", table},
                     {"edge_list_mismatches", mismatches},
-                    {"error_means", "|core vector - high-precision vector| (Euclidean) in ulps of the reference "
-                                    "vector's length; the angle between them is in by_kind"},
+                    {"error_means", "|core vector - high-precision vector| (Euclidean) in ulps of the larger of "
+                                    "the reference's length and the sum of its terms' lengths (1 for a face, the "
+                                    "triangles at an edge, the angles at a corner); the angle between them is in "
+                                    "by_kind"},
                     {"sign", "no decision of its own: the sign these normals give a node is mesh.node_distance's "
                              "decision"}};
   return mesh_support::for_each_storage(result, settings);

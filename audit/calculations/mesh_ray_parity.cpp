@@ -196,9 +196,14 @@ Outcome measure(const Input& in, bool want_float, bool want_double) {
   }
   const double far_squared = (kFarVoxels * kH) * (kFarVoxels * kH);
   const Rational h(kH);
-  for (std::int64_t bx = first[0]; bx <= last[0]; ++bx)
-    for (std::int64_t by = first[1]; by <= last[1]; ++by)
-      for (std::int64_t bz = first[2]; bz <= last[2]; ++bz) {
+  for (std::int64_t by = first[1]; by <= last[1]; ++by)
+    for (std::int64_t bz = first[2]; bz <= last[2]; ++bz) {
+      // Per row: the exact crossings of the line through the brick centres, and the first ray's margin.
+      const std::vector<Rational> crossings =
+          reference::exact_crossings(h * Rational(16 * by + 7, 2), h * Rational(16 * bz + 7, 2), triangles);
+      const double margin =
+          to_double(ray_gap(triangles, first_ray(by, kFirstRayY), first_ray(bz, kFirstRayZ))) / ulp_of(coordinate_scale);
+      for (std::int64_t bx = first[0]; bx <= last[0]; ++bx) {
         const Point centre{(static_cast<double>(bx * 8) + 3.5) * kH, (static_cast<double>(by * 8) + 3.5) * kH,
                            (static_cast<double>(bz * 8) + 3.5) * kH};
         bool far = true;
@@ -207,15 +212,11 @@ Outcome measure(const Input& in, bool want_float, bool want_double) {
         if (!far) continue;
         BrickOutcome b;
         b.brick = {bx, by, bz};
-        const reference::RationalPoint exact_centre{h * Rational(16 * bx + 7, 2), h * Rational(16 * by + 7, 2),
-                                                    h * Rational(16 * bz + 7, 2)};
-        b.exact = reference::side_text(reference::exact_side(exact_centre, triangles));
-        b.margin_ulps = by == in.row_y && bz == in.row_z
-                            ? out.row_margin_ulps
-                            : to_double(ray_gap(triangles, first_ray(by, kFirstRayY), first_ray(bz, kFirstRayZ))) /
-                                  ulp_of(coordinate_scale);
+        b.exact = reference::side_text(reference::side_from_crossings(h * Rational(16 * bx + 7, 2), crossings));
+        b.margin_ulps = margin;
         out.bricks.push_back(std::move(b));
       }
+    }
   if (want_float) read_core<float>(prepared, out.bricks);
   if (want_double) read_core<double>(prepared, out.bricks);
   return out;

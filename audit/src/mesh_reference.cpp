@@ -261,16 +261,17 @@ ExactClosestPoint exact_closest_point(const RationalPoint& p, const Point& a, co
   return closest_point_of(coordinates);
 }
 
-Side exact_side(const RationalPoint& q, const std::vector<TriangleCorners>& triangles) {
-  // Doubles just below and above q's y and z: a triangle whose box misses them
+std::vector<Rational> exact_crossings(const Rational& y, const Rational& z, const std::vector<TriangleCorners>& triangles) {
+  // Doubles just below and above y and z: a triangle whose box misses them
   // cannot meet the ray (double comparisons are exact).
+  const Rational at[3] = {Rational(0), y, z};
   std::array<double, 3> lo{}, hi{};
   for (std::size_t axis = 1; axis < 3; ++axis) {
-    const double rounded = q[axis].convert_to<double>();
+    const double rounded = at[axis].convert_to<double>();
     lo[axis] = std::nextafter(rounded, -std::numeric_limits<double>::infinity());
     hi[axis] = std::nextafter(rounded, std::numeric_limits<double>::infinity());
   }
-  std::size_t crossings = 0;
+  std::vector<Rational> crossings;
   for (const TriangleCorners& t : triangles) {
     bool misses = false;
     for (std::size_t axis = 1; axis < 3 && !misses; ++axis) {
@@ -282,7 +283,7 @@ Side exact_side(const RationalPoint& q, const std::vector<TriangleCorners>& tria
     // Corners relative to the ray in (y, z); edge functions of the projected triangle.
     std::array<std::array<Rational, 2>, 3> r;
     for (std::size_t c = 0; c < 3; ++c)
-      for (std::size_t axis = 0; axis < 2; ++axis) r[c][axis] = Rational(t[c][axis + 1]) - q[axis + 1];
+      for (std::size_t axis = 0; axis < 2; ++axis) r[c][axis] = Rational(t[c][axis + 1]) - at[axis + 1];
     const auto& A = r[0];
     const auto& B = r[1];
     const auto& C = r[2];
@@ -293,12 +294,22 @@ Side exact_side(const RationalPoint& q, const std::vector<TriangleCorners>& tria
     const int s2 = perturbed_sign(w2, A[1] - B[1], B[0] - A[0]);
     if (s0 == 0 || s0 != s1 || s1 != s2) continue;
     // All three agree, so the projected area w0 + w1 + w2 is not zero.
-    const Rational sum = w0 + w1 + w2;
-    const Rational x = (w0 * Rational(t[0][0]) + w1 * Rational(t[1][0]) + w2 * Rational(t[2][0])) / sum;
-    if (x == q[0]) return Side::surface;
-    if (x > q[0]) ++crossings;
+    crossings.push_back((w0 * Rational(t[0][0]) + w1 * Rational(t[1][0]) + w2 * Rational(t[2][0])) / (w0 + w1 + w2));
   }
-  return crossings % 2 == 1 ? Side::inside : Side::outside;
+  return crossings;
+}
+
+Side side_from_crossings(const Rational& x, const std::vector<Rational>& crossings) {
+  std::size_t beyond = 0;
+  for (const Rational& c : crossings) {
+    if (c == x) return Side::surface;
+    if (c > x) ++beyond;
+  }
+  return beyond % 2 == 1 ? Side::inside : Side::outside;
+}
+
+Side exact_side(const RationalPoint& q, const std::vector<TriangleCorners>& triangles) {
+  return side_from_crossings(q[0], exact_crossings(q[1], q[2], triangles));
 }
 
 double approximate_distance_squared(const Point& p, const Point& a, const Point& b, const Point& c) noexcept {
@@ -322,6 +333,7 @@ HighNormals high_precision_normals(const std::vector<Point>& corners,
   HighNormals out;
   out.face.reserve(triangles.size());
   out.corner.assign(corners.size(), {HighPrecision(0), HighPrecision(0), HighPrecision(0)});
+  out.corner_terms.assign(corners.size(), 0);
   std::map<std::array<std::uint32_t, 2>, std::vector<std::size_t>> edge_triangles;
   for (std::size_t t = 0; t < triangles.size(); ++t) {
     const auto& tri = triangles[t];
@@ -336,6 +348,7 @@ HighNormals high_precision_normals(const std::vector<Point>& corners,
       const HighPoint e1xe2 = high_cross(e1, e2);
       const HighPrecision angle = atan2(sqrt(high_dot(e1xe2, e1xe2)), high_dot(e1, e2));
       for (std::size_t axis = 0; axis < 3; ++axis) out.corner[tri[c]][axis] += angle * unit[axis];
+      out.corner_terms[tri[c]] += to_double(angle);
       const std::uint32_t from = tri[c], to = tri[(c + 1) % 3];
       edge_triangles[{std::min(from, to), std::max(from, to)}].push_back(t);
     }
@@ -346,6 +359,7 @@ HighNormals high_precision_normals(const std::vector<Point>& corners,
       for (std::size_t axis = 0; axis < 3; ++axis) sum[axis] += out.face[t][axis];
     out.edges.push_back(edge);
     out.edge.push_back(sum);
+    out.edge_terms.push_back(static_cast<double>(users.size()));
   }
   return out;
 }

@@ -74,6 +74,13 @@ std::string_view side_text(Side s) noexcept;
 /// (the ray's start hits it). Every predicate is exact.
 Side exact_side(const RationalPoint& q, const std::vector<TriangleCorners>& triangles);
 
+/// The x of every crossing of the line {(x, y, z)}, perturbed as above, with
+/// the triangles, exactly and unsorted: what exact_side counts, for a whole row.
+std::vector<Rational> exact_crossings(const Rational& y, const Rational& z, const std::vector<TriangleCorners>& triangles);
+/// Side of the point (x, y, z) from the crossings of its line: inside when an
+/// odd number lie beyond x, surface when one is at x.
+Side side_from_crossings(const Rational& x, const std::vector<Rational>& crossings);
+
 /// Squared distance from p to triangle (a, b, c) in double, by the same
 /// projection and clamped segments as exact_closest_point; used only to pick
 /// candidate triangles before the exact minimum. Relative error a few 1e-16
@@ -91,6 +98,8 @@ struct HighNormals {
   std::vector<std::array<std::uint32_t, 2>> edges;
   std::vector<HighPoint> edge;
   std::vector<HighPoint> corner;
+  /// Sums of the terms' lengths: triangles per edge, angles per corner (radians).
+  std::vector<double> edge_terms, corner_terms;
 };
 HighNormals high_precision_normals(const std::vector<Point>& corners,
                                    const std::vector<std::array<std::uint32_t, 3>>& triangles);
