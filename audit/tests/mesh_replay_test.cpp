@@ -53,8 +53,8 @@ TEST_P(MeshReplay, ReproducesTheRecordedWorstInputAndDecision) {
 INSTANTIATE_TEST_SUITE_P(EveryMeshCalculation, MeshReplay,
                          testing::Values("mesh.weld", "mesh.normals", "mesh.node_distance", "mesh.closest_point",
                                          "mesh.ray_parity", "mesh.edge_key"),
-                         [](const testing::TestParamInfo<const char*>& info) {
-                           std::string name = info.param;
+                         [](const testing::TestParamInfo<const char*>& param) {
+                           std::string name = param.param;
                            for (char& c : name)
                              if (c == '.') c = '_';
                            return name;
