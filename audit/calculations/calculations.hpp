@@ -24,5 +24,17 @@ std::vector<CalculationResult> run_export_obj(RunContext& context);
 std::vector<ReplayValue> replay_export_obj(RunContext& context, const ReplayRequest& request);
 std::vector<CalculationResult> run_export_ply(RunContext& context);
 std::vector<ReplayValue> replay_export_ply(RunContext& context, const ReplayRequest& request);
+std::vector<CalculationResult> run_mesh_weld(RunContext& context);
+std::vector<ReplayValue> replay_mesh_weld(RunContext& context, const ReplayRequest& request);
+std::vector<CalculationResult> run_mesh_normals(RunContext& context);
+std::vector<ReplayValue> replay_mesh_normals(RunContext& context, const ReplayRequest& request);
+std::vector<CalculationResult> run_mesh_node_distance(RunContext& context);
+std::vector<ReplayValue> replay_mesh_node_distance(RunContext& context, const ReplayRequest& request);
+std::vector<CalculationResult> run_mesh_closest_point(RunContext& context);
+std::vector<ReplayValue> replay_mesh_closest_point(RunContext& context, const ReplayRequest& request);
+std::vector<CalculationResult> run_mesh_ray_parity(RunContext& context);
+std::vector<ReplayValue> replay_mesh_ray_parity(RunContext& context, const ReplayRequest& request);
+std::vector<CalculationResult> run_mesh_edge_key(RunContext& context);
+std::vector<ReplayValue> replay_mesh_edge_key(RunContext& context, const ReplayRequest& request);
 
 }  // namespace distgrid::audit::runs

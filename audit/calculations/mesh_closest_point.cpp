@@ -1,0 +1,355 @@
+// mesh.closest_point: the closest point of a triangle to a point, and the
+// feature (face, edge, corner) it lies on.
+//
+// Implementation under test: closest_point_on_triangle
+// (core/include/distgrid/closest_point.hpp). Reference: the exact closest point
+// in rationals, by projection on the plane or the nearest clamped edge segment
+// (reference::exact_closest_point), its feature, and the distance to the
+// nearest plane bounding that feature's Voronoi region. The calculation does not
+// depend on the storage scalar; the same result stands for both.
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "calculations.hpp"
+#include "distgrid/audit/parallel.hpp"
+#include "distgrid/audit/reference/mesh.hpp"
+#include "distgrid/closest_point.hpp"
+#include "mesh_support.hpp"
+
+namespace distgrid::audit::runs {
+
+namespace {
+
+using mesh_support::Point;
+using reference::Feature;
+constexpr std::string_view kId = "mesh.closest_point";
+
+enum class Stratum { region, near_boundary, within_rounding, sliver, extreme_sliver, needle, far };
+
+struct StratumSpec {
+  Stratum kind;
+  Feature aim;  ///< the region a `region` or `near_boundary` input is built in
+  const char* name;
+  const char* description;
+};
+
+constexpr StratumSpec kStrata[] = {
+    {Stratum::region, Feature::face, "region_face", "a point above or below the triangle's interior"},
+    {Stratum::region, Feature::edge_ab, "region_edge_ab", "a point off edge ab, outside the triangle"},
+    {Stratum::region, Feature::edge_bc, "region_edge_bc", "a point off edge bc, outside the triangle"},
+    {Stratum::region, Feature::edge_ca, "region_edge_ca", "a point off edge ca, outside the triangle"},
+    {Stratum::region, Feature::corner_a, "region_corner_a", "a point in corner a's cone of outward normals"},
+    {Stratum::region, Feature::corner_b, "region_corner_b", "a point in corner b's cone of outward normals"},
+    {Stratum::region, Feature::corner_c, "region_corner_c", "a point in corner c's cone of outward normals"},
+    {Stratum::near_boundary, Feature::face, "near_boundary",
+     "a point built in a random region with one coordinate of its construction 2^-k of the triangle's size, k in "
+     "10..40, so it lies that close to a region boundary (margins down to a few thousand ulps)"},
+    {Stratum::within_rounding, Feature::face, "within_rounding",
+     "as near_boundary with k in 41..60: margins of a few ulps down to well below one, where no double "
+     "computation can decide; counted in the details (within_rounding), not in the region decision"},
+    {Stratum::sliver, Feature::face, "sliver",
+     "a sliver (corner c at 2^-k, k in 10..24, off the line ab, between or beyond a and b) and a point anywhere "
+     "near it"},
+    {Stratum::extreme_sliver, Feature::face, "extreme_sliver",
+     "as sliver with k in 25..50: the 64-bit normal ab x ac loses up to all its digits; counted in the details "
+     "(extreme_sliver), not in the region decision or the error statistics"},
+    {Stratum::needle, Feature::face, "needle", "a needle (edge ab of length 2^-k, k in 20..50) and a point near it"},
+    {Stratum::far, Feature::face, "far",
+     "a triangle of size 2^-6 .. 1 translated to |x| of 2^20 .. 2^30 (|x|/h up to 1e9 at h = 1/64), a point near it"},
+};
+
+struct Input {
+  Point p{}, a{}, b{}, c{};
+};
+
+Point add(const Point& u, const Point& v) { return {u[0] + v[0], u[1] + v[1], u[2] + v[2]}; }
+Point sub(const Point& u, const Point& v) { return {u[0] - v[0], u[1] - v[1], u[2] - v[2]}; }
+Point scale(const Point& u, double s) { return {u[0] * s, u[1] * s, u[2] * s}; }
+Point cross(const Point& u, const Point& v) {
+  return {u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]};
+}
+Point unit(const Point& u) { return scale(u, 1 / std::sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2])); }
+Point random_point(InputRng& rng, double lo, double hi) { return {rng.uniform(lo, hi), rng.uniform(lo, hi), rng.uniform(lo, hi)}; }
+
+/// A well-shaped random triangle in [-1, 1]^3: every angle above about 15 degrees.
+void draw_triangle(InputRng& rng, Input& in) {
+  for (int tries = 0; tries < 100; ++tries) {
+    in.a = random_point(rng, -1, 1);
+    in.b = random_point(rng, -1, 1);
+    in.c = random_point(rng, -1, 1);
+    const Point n = cross(sub(in.b, in.a), sub(in.c, in.a));
+    const double area2 = std::sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+    double longest = 0;
+    for (const auto& [s, e] : {std::pair{in.a, in.b}, {in.b, in.c}, {in.c, in.a}}) {
+      const Point d = sub(e, s);
+      longest = std::fmax(longest, d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+    }
+    if (longest > 0.05 && area2 > 0.5 * longest) return;  // height over the longest side > 1/2 of it
+  }
+}
+
+/// A point in the Voronoi region of `aim`, built from the triangle's frame; one
+/// construction coefficient is `small` times the triangle's size when small > 0.
+Point point_in_region(InputRng& rng, const Input& in, Feature aim, double small) {
+  const Point normal = unit(cross(sub(in.b, in.a), sub(in.c, in.a)));
+  // Outward normals of the three edges, in the plane.
+  const Point out_ab = unit(cross(sub(in.b, in.a), normal)), out_bc = unit(cross(sub(in.c, in.b), normal)),
+              out_ca = unit(cross(sub(in.a, in.c), normal));
+  const std::int64_t which = small > 0 ? rng.integer(0, 2) : -1;  // the coefficient made small
+  const auto coefficient = [&](std::int64_t slot, double lo, double hi) { return which == slot ? small : rng.uniform(lo, hi); };
+  const double height = (rng.integer(0, 1) == 0 ? -1 : 1) * coefficient(2, 0, 1);
+  switch (aim) {
+    case Feature::face: {
+      double u = coefficient(0, 0, 1), v = coefficient(1, 0, 1);
+      if (u + v > 1) {
+        u = 1 - u;
+        v = 1 - v;
+      }
+      const Point q = add(in.a, add(scale(sub(in.b, in.a), u), scale(sub(in.c, in.a), v)));
+      return add(q, scale(normal, height));
+    }
+    case Feature::edge_ab:
+    case Feature::edge_bc:
+    case Feature::edge_ca: {
+      const Point& s = aim == Feature::edge_ab ? in.a : (aim == Feature::edge_bc ? in.b : in.c);
+      const Point& e = aim == Feature::edge_ab ? in.b : (aim == Feature::edge_bc ? in.c : in.a);
+      const Point& out = aim == Feature::edge_ab ? out_ab : (aim == Feature::edge_bc ? out_bc : out_ca);
+      const double t = which == 0 ? (rng.integer(0, 1) == 0 ? small : 1 - small) : rng.uniform(0, 1);
+      const Point q = add(s, scale(sub(e, s), t));
+      return add(q, add(scale(out, coefficient(1, 0, 1)), scale(normal, height)));
+    }
+    case Feature::corner_a:
+    case Feature::corner_b:
+    case Feature::corner_c: {
+      // Corner a's region is spanned by the outward normals of its two edges.
+      const Point& corner = aim == Feature::corner_a ? in.a : (aim == Feature::corner_b ? in.b : in.c);
+      const Point& first = aim == Feature::corner_a ? out_ca : (aim == Feature::corner_b ? out_ab : out_bc);
+      const Point& second = aim == Feature::corner_a ? out_ab : (aim == Feature::corner_b ? out_bc : out_ca);
+      return add(corner, add(add(scale(first, coefficient(0, 0, 1)), scale(second, coefficient(1, 0, 1))),
+                             scale(normal, height)));
+    }
+  }
+  return in.a;
+}
+
+/// Input generator: the index-th triangle and point of a stratum.
+Input generate_input(const StratumSpec& stratum, std::uint64_t seed, std::uint64_t index) {
+  InputRng rng(seed, kId, stratum.name, index);
+  Input in;
+  switch (stratum.kind) {
+    case Stratum::region:
+      draw_triangle(rng, in);
+      in.p = point_in_region(rng, in, stratum.aim, 0);
+      break;
+    case Stratum::near_boundary:
+    case Stratum::within_rounding: {
+      draw_triangle(rng, in);
+      const auto aim = static_cast<Feature>(rng.integer(0, 6));
+      const bool near = stratum.kind == Stratum::near_boundary;
+      const double small = std::ldexp(1.0, -static_cast<int>(near ? rng.integer(10, 40) : rng.integer(41, 60)));
+      in.p = point_in_region(rng, in, aim, small);
+      break;
+    }
+    case Stratum::sliver:
+    case Stratum::extreme_sliver: {
+      in.a = random_point(rng, -1, 1);
+      in.b = random_point(rng, -1, 1);
+      const Point off = unit(cross(sub(in.b, in.a), random_point(rng, -1, 1)));
+      const bool extreme = stratum.kind == Stratum::extreme_sliver;
+      const double t = rng.uniform(-0.5, 1.5);
+      const double lift = std::ldexp(1.0, -static_cast<int>(extreme ? rng.integer(25, 50) : rng.integer(10, 24)));
+      in.c = add(add(in.a, scale(sub(in.b, in.a), t)), scale(off, lift));
+      in.p = add(in.a, random_point(rng, -1.5, 1.5));
+      break;
+    }
+    case Stratum::needle: {
+      in.a = random_point(rng, -1, 1);
+      in.b = add(in.a, scale(unit(random_point(rng, -1, 1)), std::ldexp(1.0, -static_cast<int>(rng.integer(20, 50)))));
+      in.c = random_point(rng, -1, 1);
+      in.p = add(in.a, scale(random_point(rng, -1, 1), rng.integer(0, 1) == 0 ? 1e-6 : 1));
+      break;
+    }
+    case Stratum::far: {
+      draw_triangle(rng, in);
+      const double size = std::ldexp(1.0, -static_cast<int>(rng.integer(0, 6)));
+      const Point offset = scale(random_point(rng, -1, 1), std::ldexp(1.0, static_cast<int>(rng.integer(20, 30))));
+      in.p = point_in_region(rng, in, static_cast<Feature>(rng.integer(0, 6)), 0);
+      for (Point* q : {&in.a, &in.b, &in.c, &in.p}) *q = add(offset, scale(*q, size));
+      break;
+    }
+  }
+  return in;
+}
+
+struct Outcome {
+  Input in;
+  bool zero_area = false;  ///< exactly zero area: no region to check (the core falls back to the edges)
+  ErrorValue error;
+  std::string core_feature, exact_feature;
+  double margin_ulps = 0;
+};
+
+/// The implementation under test.
+ClosestPoint implementation(const Input& in) { return closest_point_on_triangle(in.p, in.a, in.b, in.c); }
+
+Outcome measure(const Input& in) {
+  Outcome out;
+  out.in = in;
+  const ClosestPoint core = implementation(in);
+  out.core_feature = feature_name(core.feature);
+  // Exact zero area is decided in rationals, not from the rounded cross product.
+  const reference::RationalPoint ra = reference::to_rational(in.a), rb = reference::to_rational(in.b),
+                                 rc = reference::to_rational(in.c);
+  const reference::RationalPoint ab{rb[0] - ra[0], rb[1] - ra[1], rb[2] - ra[2]}, ac{rc[0] - ra[0], rc[1] - ra[1], rc[2] - ra[2]};
+  out.zero_area = ab[1] * ac[2] == ab[2] * ac[1] && ab[2] * ac[0] == ab[0] * ac[2] && ab[0] * ac[1] == ab[1] * ac[0];
+  double coordinate_scale = 0;
+  for (const Point* q : {&in.p, &in.a, &in.b, &in.c})
+    for (double x : *q) coordinate_scale = std::fmax(coordinate_scale, std::fabs(x));
+  if (out.zero_area) {
+    out.exact_feature = out.core_feature;
+    return out;
+  }
+  const reference::ExactClosestPoint exact = reference::exact_closest_point(in.p, in.a, in.b, in.c);
+  out.exact_feature = reference::feature_text(exact.feature);
+  const reference::HighPoint& exact_point = exact.point;
+  HighPrecision squared(0), largest(-1);
+  for (std::size_t axis = 0; axis < 3; ++axis) {
+    const HighPrecision d = HighPrecision(core.point[axis]) - exact_point[axis];
+    squared += d * d;
+    if (abs(d) > largest) {
+      largest = abs(d);
+      out.error.result = core.point[axis];
+      out.error.reference = to_double(exact_point[axis]);
+    }
+  }
+  out.error.abs = to_double(sqrt(squared));
+  out.error.ulps = error_in_ulps(out.error.abs, coordinate_scale, 0);
+  out.margin_ulps = to_double(exact.margin) / ulp_of(coordinate_scale);
+  return out;
+}
+
+InputRecord record_of(const Input& in, std::uint64_t seed, const char* generator, std::uint64_t index) {
+  return InputRecord{seed,
+                     generator,
+                     index,
+                     {},
+                     {{"p", mesh_support::point_text(in.p)},
+                      {"a", mesh_support::point_text(in.a)},
+                      {"b", mesh_support::point_text(in.b)},
+                      {"c", mesh_support::point_text(in.c)}}};
+}
+
+}  // namespace
+
+std::vector<CalculationResult> run_mesh_closest_point(RunContext& context) {
+  const RunSettings& settings = context.settings();
+  CalculationResult result;
+  result.error = ErrorStats(false, false);
+  DecisionStats region("region",
+                       "the feature the closest point lies on (face, edge_ab/bc/ca, corner_a/b/c) vs the exact "
+                       "feature in rationals (ties: corner before edge before face, the core's documented rule); "
+                       "margin: distance from the point to the nearest plane bounding the exact feature's Voronoi "
+                       "region, in ulps of the largest coordinate of the point and the corners");
+  nlohmann::json table = nlohmann::json::array();
+  // Inputs reported but not gated: below the rounding of the region tests, and extreme slivers.
+  struct Probe {
+    std::size_t count = 0, wrong = 0;
+    double largest_wrong_margin = 0, largest_error_ulps = 0;
+    nlohmann::json examples = nlohmann::json::array();
+  };
+  Probe within_rounding, extreme_sliver;
+  for (const StratumSpec& stratum : kStrata) {
+    const std::size_t count = settings.inputs;
+    std::vector<Outcome> outcomes(count);
+    context.progress().begin(std::string(kId) + " " + stratum.name, count);
+    parallel_for(count, context.threads(), context.progress(),
+                 [&](std::size_t n) { outcomes[n] = measure(generate_input(stratum, settings.seed, n)); });
+    context.progress().end();
+    std::size_t zero_area = 0, wrong = 0;
+    double most_ulps = 0, least_margin = -1;
+    nlohmann::json exact_features = nlohmann::json::object();
+    for (std::size_t n = 0; n < count; ++n) {
+      const Outcome& o = outcomes[n];
+      if (o.zero_area) {
+        ++zero_area;
+        continue;
+      }
+      auto record = [&] { return record_of(o.in, settings.seed, stratum.name, n); };
+      if (stratum.kind == Stratum::within_rounding || stratum.kind == Stratum::extreme_sliver) {
+        Probe& probe = stratum.kind == Stratum::within_rounding ? within_rounding : extreme_sliver;
+        ++probe.count;
+        probe.largest_error_ulps = std::fmax(probe.largest_error_ulps, o.error.ulps);
+        if (o.core_feature != o.exact_feature) {
+          ++probe.wrong;
+          probe.largest_wrong_margin = std::fmax(probe.largest_wrong_margin, o.margin_ulps);
+        }
+        if ((o.core_feature != o.exact_feature || o.error.ulps > 1e6) && probe.examples.size() < ErrorStats::kWorstKept) {
+          const InputRecord r = record();
+          nlohmann::json input = nlohmann::json::object();
+          for (const auto& [name, value] : r.values) input[name] = value;
+          probe.examples.push_back({{"generator", stratum.name},
+                                    {"index", n},
+                                    {"input", input},
+                                    {"core", o.core_feature},
+                                    {"exact", o.exact_feature},
+                                    {"margin_ulps", finite_or_null(o.margin_ulps)},
+                                    {"error_ulps", finite_or_null(o.error.ulps)}});
+        }
+      } else {
+        result.error.add(o.error, record);
+        region.add(o.core_feature, o.exact_feature, o.margin_ulps, record);
+      }
+      wrong += o.core_feature != o.exact_feature ? 1u : 0u;
+      most_ulps = std::fmax(most_ulps, o.error.ulps);
+      least_margin = least_margin < 0 ? o.margin_ulps : std::fmin(least_margin, o.margin_ulps);
+      exact_features[o.exact_feature] = exact_features.value(o.exact_feature, 0) + 1;
+    }
+    result.strata.push_back({stratum.name, stratum.description, count, zero_area});
+    table.push_back({{"generator", stratum.name},
+                     {"count", count},
+                     {"zero_area_skipped", zero_area},
+                     {"exact_features", exact_features},
+                     {"max_error_ulps", finite_or_null(most_ulps)},
+                     {"misclassified", wrong},
+                     {"min_margin_ulps", least_margin < 0 ? nlohmann::json(nullptr) : finite_or_null(least_margin)}});
+  }
+  result.decisions.push_back(std::move(region));
+  result.details = {
+      {"by_generator", table},
+      {"within_rounding",
+       {{"count", within_rounding.count},
+        {"misclassified", within_rounding.wrong},
+        {"largest_misclassified_margin_ulps", finite_or_null(within_rounding.largest_wrong_margin)},
+        {"max_error_ulps", finite_or_null(within_rounding.largest_error_ulps)},
+        {"examples", within_rounding.examples},
+        {"means", "points closer to a region boundary than the 64-bit tests can resolve: the core may pick the "
+                  "neighbouring feature (its closest point is then within the point error of the exact one); "
+                  "reported, not gated"}}},
+      {"extreme_sliver",
+       {{"count", extreme_sliver.count},
+        {"misclassified", extreme_sliver.wrong},
+        {"largest_misclassified_margin_ulps", finite_or_null(extreme_sliver.largest_wrong_margin)},
+        {"max_error_ulps", finite_or_null(extreme_sliver.largest_error_ulps)},
+        {"examples", extreme_sliver.examples},
+        {"finding", "slivers thinner than about 2^-24 of their size: the 64-bit region tests (products of dot "
+                    "products) and the face case's normal ab x ac cancel, so the core can report a wrong feature "
+                    "far from any region boundary, and in the face case a closest point off by up to about 1e-2 "
+                    "of the triangle's size; reported, not gated, until the core handles such slivers"}}},
+      {"error_means", "|core closest point - exact closest point| (Euclidean, high precision), in ulps of the "
+                      "largest coordinate of the point and the corners; result and reference show the axis that "
+                      "differs most"},
+      {"fallbacks_mean", "triangles of exactly zero area (the core's fallback to the nearest edge): no region exists, "
+                         "so they are counted and skipped"}};
+  return mesh_support::for_each_storage(result, settings);
+}
+
+std::vector<ReplayValue> replay_mesh_closest_point(RunContext&, const ReplayRequest& request) {
+  const StratumSpec& stratum = kStrata[mesh_support::stratum_index(kStrata, request.input.generator, kId)];
+  const Outcome o = measure(generate_input(stratum, request.input.seed, request.input.index));
+  if (o.zero_area) return {{"region", o.core_feature, "none: the triangle has zero area"}};
+  return {{"error", hex_float(o.error.result), hex_float(o.error.reference)}, {"region", o.core_feature, o.exact_feature}};
+}
+
+}  // namespace distgrid::audit::runs

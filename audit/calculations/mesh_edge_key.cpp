@@ -1,0 +1,238 @@
+// mesh.edge_key: the undirected edge key min(a, b) * 2^32 + max(a, b).
+//
+// Implementation under test: edge_key (core/include/distgrid/mesh_prepare.hpp)
+// and the edge keys prepare_mesh lists for a built-in mesh. Reference: the key
+// in 128-bit integers. Declared exact as a 64-bit integer; as a double only
+// below 2^21 welded corners (policy claim), which the details check: every key
+// of the largest corner pairs around 2^21 is converted to double and back.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "calculations.hpp"
+#include "distgrid/audit/parallel.hpp"
+#include "distgrid/audit/reference/brick_key.hpp"
+#include "distgrid/mesh_parts.hpp"
+#include "distgrid/mesh_prepare.hpp"
+#include "mesh_support.hpp"
+
+namespace distgrid::audit::runs {
+
+namespace {
+
+using reference::Int128;
+constexpr std::string_view kId = "mesh.edge_key";
+constexpr std::int64_t kCornerLimit = std::int64_t{1} << 21;  // the policy's limit for keys exact as doubles
+
+enum class Stratum { uniform, small, around_limit, top, equal };
+
+struct StratumSpec {
+  Stratum kind;
+  const char* name;
+  const char* description;
+};
+
+constexpr StratumSpec kStrata[] = {
+    {Stratum::uniform, "uniform", "both corners uniform over the 32-bit range"},
+    {Stratum::small, "small", "both corners below 2^21 (where the key must be exact as a double too)"},
+    {Stratum::around_limit, "around_limit", "both corners within 8 of 2^21"},
+    {Stratum::top, "top", "both corners within 8 of 2^32 - 1"},
+    {Stratum::equal, "equal", "a == b anywhere in the 32-bit range"},
+};
+
+struct EdgeInput {
+  std::uint32_t a = 0, b = 0;
+  /// A second edge near the first (swapped, or one corner moved by one), for the order decision.
+  std::uint32_t a2 = 0, b2 = 0;
+};
+
+std::uint32_t corner_near(InputRng& rng, std::int64_t centre) {
+  const std::int64_t v = centre + rng.integer(-8, 8);
+  return static_cast<std::uint32_t>(std::clamp<std::int64_t>(v, 0, 0xFFFFFFFF));
+}
+
+/// Input generator: the index-th pair of edges of a stratum.
+EdgeInput generate_input(const StratumSpec& stratum, std::uint64_t seed, std::uint64_t index) {
+  InputRng rng(seed, kId, stratum.name, index);
+  EdgeInput in;
+  switch (stratum.kind) {
+    case Stratum::uniform:
+    case Stratum::equal:
+      in.a = static_cast<std::uint32_t>(rng.integer(0, 0xFFFFFFFF));
+      in.b = stratum.kind == Stratum::equal ? in.a : static_cast<std::uint32_t>(rng.integer(0, 0xFFFFFFFF));
+      break;
+    case Stratum::small:
+      in.a = static_cast<std::uint32_t>(rng.integer(0, kCornerLimit - 1));
+      in.b = static_cast<std::uint32_t>(rng.integer(0, kCornerLimit - 1));
+      break;
+    case Stratum::around_limit:
+      in.a = corner_near(rng, kCornerLimit);
+      in.b = corner_near(rng, kCornerLimit);
+      break;
+    case Stratum::top:
+      in.a = corner_near(rng, 0xFFFFFFFF);
+      in.b = corner_near(rng, 0xFFFFFFFF);
+      break;
+  }
+  in.a2 = in.a;
+  in.b2 = in.b;
+  switch (rng.integer(0, 2)) {
+    case 0: std::swap(in.a2, in.b2); break;
+    case 1: in.a2 = in.a2 == 0 ? 1 : in.a2 - 1; break;
+    default: in.b2 = in.b2 == 0xFFFFFFFF ? in.b2 - 1 : in.b2 + 1; break;
+  }
+  return in;
+}
+
+/// Reference: the key in 128-bit integers from the definition.
+Int128 exact_key(std::uint32_t a, std::uint32_t b) {
+  const Int128 lo = a < b ? a : b, hi = a < b ? b : a;
+  return lo * (Int128{1} << 32) + hi;
+}
+
+bool exact_as_double(Int128 key) { return static_cast<Int128>(static_cast<double>(key)) == key; }
+
+struct Outcome {
+  EdgeInput in;
+  ErrorValue error;
+  std::string mismatch;  ///< empty when the key is right
+  std::string core_order, exact_order;
+  double order_margin = 0;  ///< |exact key difference|: integer steps to the order's boundary
+  bool double_exact = false;
+};
+
+const char* order_text(Int128 x, Int128 y) { return x < y ? "less" : (x == y ? "equal" : "greater"); }
+
+Outcome measure(const EdgeInput& in) {
+  Outcome out;
+  out.in = in;
+  const std::uint64_t core = distgrid::edge_key(in.a, in.b), core2 = distgrid::edge_key(in.a2, in.b2);
+  const Int128 exact = exact_key(in.a, in.b), exact2 = exact_key(in.a2, in.b2);
+  const Int128 difference = Int128{core} - exact;
+  out.error.abs = static_cast<double>(difference < 0 ? -difference : difference);
+  out.error.result = static_cast<double>(core);
+  out.error.reference = static_cast<double>(exact);
+  out.error.ulps = error_in_ulps(out.error.abs, out.error.reference, 0);
+  out.double_exact = exact_as_double(exact);
+  if (difference != 0) out.mismatch = "edge_key differs from the 128-bit key";
+  else if (std::max(in.a, in.b) < kCornerLimit && !out.double_exact)
+    out.mismatch = "a key of corners below 2^21 is not exact as a double";
+  out.core_order = order_text(Int128{core}, Int128{core2});
+  out.exact_order = order_text(exact, exact2);
+  const Int128 gap = exact > exact2 ? exact - exact2 : exact2 - exact;
+  out.order_margin = static_cast<double>(gap);
+  return out;
+}
+
+/// The policy's limit checked exactly: for corner counts N around 2^21, whether
+/// every key of corners below N is exact as a double. Keys grow with the smaller
+/// corner, so only pairs with the smaller corner near N can be the first to fail;
+/// all pairs with lo >= N - 64 are tried, and smaller keys are below 2^53 once the
+/// largest tried one is.
+nlohmann::json double_exact_limit() {
+  nlohmann::json rows = nlohmann::json::array();
+  std::int64_t first_inexact = -1;
+  for (std::int64_t n = kCornerLimit - 2; n <= kCornerLimit + 3; ++n) {
+    bool all_exact = true;
+    std::string example;
+    for (std::int64_t lo = std::max<std::int64_t>(0, n - 64); lo < n && all_exact; ++lo)
+      for (std::int64_t hi = lo + 1; hi < n && all_exact; ++hi) {
+        const Int128 key = exact_key(static_cast<std::uint32_t>(lo), static_cast<std::uint32_t>(hi));
+        if (!exact_as_double(key)) {
+          all_exact = false;
+          example = std::to_string(lo) + " - " + std::to_string(hi);
+        }
+      }
+    if (!all_exact && first_inexact < 0) first_inexact = n;
+    nlohmann::json row = {{"corners", n}, {"every_key_exact_as_double", all_exact}};
+    if (!all_exact) row["inexact_edge"] = example;
+    rows.push_back(row);
+  }
+  return {{"by_corner_count", rows},
+          {"first_corner_count_with_an_inexact_key", first_inexact},
+          {"finding",
+           "keys are exact as doubles for every corner count up to 2^21 + 1 (an edge needs two corners, so the "
+           "largest key stays below 2^53); the first inexact key appears at 2^21 + 2 corners. The policy's 'only "
+           "below 2^21' is a safe, one-corner-conservative statement of this limit."}};
+}
+
+/// Edge keys as prepare_mesh lists them for a built-in mesh, against the reference
+/// keys of each triangle's sides.
+nlohmann::json prepared_mesh_keys(std::uint64_t& mismatches) {
+  const MeshPart part = mesh_part("icosphere_1k");
+  const PreparedMesh mesh = prepare_mesh(part.mesh, part.name);
+  std::size_t checked = 0, wrong = 0;
+  for (std::size_t t = 0; t < mesh.triangles.size(); ++t)
+    for (std::size_t side = 0; side < 3; ++side) {
+      const std::uint64_t key = mesh.edge_keys[mesh.triangle_edges[t][side]];
+      ++checked;
+      if (Int128{key} != exact_key(mesh.triangles[t][side], mesh.triangles[t][(side + 1) % 3])) ++wrong;
+    }
+  bool ascending = true;
+  for (std::size_t e = 1; e < mesh.edge_keys.size(); ++e) ascending = ascending && mesh.edge_keys[e - 1] < mesh.edge_keys[e];
+  mismatches += wrong + (ascending ? 0u : 1u);
+  return {{"part", part.name}, {"triangle_sides", checked}, {"wrong_keys", wrong}, {"keys_strictly_ascending", ascending}};
+}
+
+}  // namespace
+
+std::vector<CalculationResult> run_mesh_edge_key(RunContext& context) {
+  const RunSettings& settings = context.settings();
+  CalculationResult result;
+  result.error = ErrorStats(false, false);
+  std::uint64_t mismatches = 0;
+  DecisionStats order("order",
+                      "the order of two nearby edges' keys (less, equal, greater), as prepare_mesh sorts edges: "
+                      "core keys vs 128-bit keys; margin: |key difference| in integer steps (0: the same edge)");
+  nlohmann::json examples = nlohmann::json::array();
+  nlohmann::json table = nlohmann::json::array();
+  for (const StratumSpec& stratum : kStrata) {
+    const std::size_t count = settings.inputs;
+    std::vector<Outcome> outcomes(count);
+    context.progress().begin(std::string(kId) + " " + stratum.name, count);
+    parallel_for(count, context.threads(), context.progress(),
+                 [&](std::size_t n) { outcomes[n] = measure(generate_input(stratum, settings.seed, n)); });
+    context.progress().end();
+    std::size_t inexact_doubles = 0;
+    for (std::size_t n = 0; n < count; ++n) {
+      const Outcome& o = outcomes[n];
+      auto record = [&] {
+        return InputRecord{settings.seed,
+                           stratum.name,
+                           n,
+                           {},
+                           {{"a", std::to_string(o.in.a)},
+                            {"b", std::to_string(o.in.b)},
+                            {"a2", std::to_string(o.in.a2)},
+                            {"b2", std::to_string(o.in.b2)}}};
+      };
+      result.error.add(o.error, record);
+      order.add(o.core_order, o.exact_order, o.order_margin, record);
+      inexact_doubles += o.double_exact ? 0u : 1u;
+      if (o.mismatch.empty()) continue;
+      ++mismatches;
+      if (examples.size() < ErrorStats::kWorstKept)
+        examples.push_back({{"generator", stratum.name}, {"index", n}, {"a", o.in.a}, {"b", o.in.b}, {"what", o.mismatch}});
+    }
+    result.strata.push_back({stratum.name, stratum.description, count, 0});
+    table.push_back({{"generator", stratum.name}, {"count", count}, {"keys_inexact_as_double", inexact_doubles}});
+  }
+  const nlohmann::json prepared = prepared_mesh_keys(mismatches);
+  result.mismatches = mismatches;
+  result.decisions.push_back(std::move(order));
+  result.details = {{"declared", "exact (limited): exact as a 64-bit integer for any 32-bit corners; exact as a "
+                                 "double only below 2^21 welded corners"},
+                    {"double_limit", double_exact_limit()},
+                    {"by_generator", table},
+                    {"prepared_mesh", prepared},
+                    {"mismatch_examples", examples}};
+  return mesh_support::for_each_storage(result, settings);
+}
+
+std::vector<ReplayValue> replay_mesh_edge_key(RunContext&, const ReplayRequest& request) {
+  const StratumSpec& stratum = kStrata[mesh_support::stratum_index(kStrata, request.input.generator, kId)];
+  const Outcome o = measure(generate_input(stratum, request.input.seed, request.input.index));
+  return {{"error", hex_float(o.error.result), hex_float(o.error.reference)}, {"order", o.core_order, o.exact_order}};
+}
+
+}  // namespace distgrid::audit::runs

@@ -1,0 +1,240 @@
+// mesh.normals: face normals, edge pseudo-normals and angle-weighted corner
+// pseudo-normals of a prepared mesh.
+//
+// Implementation under test: prepare_mesh (core/src/mesh_prepare.cpp). Reference:
+// reference::high_precision_normals on the prepared corners and triangles (the
+// welding and orientation are mesh.weld's and prepare_mesh's business; the
+// normals are computed from them in high precision, angles by atan2 rather than
+// a clamped acos). Normals do not depend on the storage scalar; the same result
+// stands for both. The sign they give a node is audited in mesh.node_distance.
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "calculations.hpp"
+#include "distgrid/audit/parallel.hpp"
+#include "distgrid/audit/reference/mesh.hpp"
+#include "distgrid/mesh_parts.hpp"
+#include "distgrid/mesh_prepare.hpp"
+#include "mesh_support.hpp"
+
+namespace distgrid::audit::runs {
+
+namespace {
+
+using mesh_support::Point;
+constexpr std::string_view kId = "mesh.normals";
+
+enum class Stratum { parts, bipyramid, sliver, needle };
+
+struct StratumSpec {
+  Stratum kind;
+  const char* name;
+  const char* description;
+};
+
+constexpr StratumSpec kStrata[] = {
+    {Stratum::parts, "parts", "the built-in meshes icosphere_1k and torus_mesh (inputs 0 and 1)"},
+    {Stratum::bipyramid, "bipyramid", "a bipyramid over 3 to 8 random corners around the z axis, apexes 0.3 to 1.5 up and down"},
+    {Stratum::sliver, "sliver",
+     "a tetrahedron whose fourth corner lies 2^-k (k in 10..45) from the middle of edge ab, inside and above: "
+     "face abd is a sliver with angles near 0 at a and b and near pi at d"},
+    {Stratum::needle, "needle",
+     "a tetrahedron whose fourth corner lies 2^-k (k in 10..45) from corner a: three faces are needles with an "
+     "angle near 0 at the far corner"},
+};
+
+std::size_t mesh_count(const StratumSpec& stratum, std::size_t inputs) {
+  return stratum.kind == Stratum::parts ? 2 : std::max<std::size_t>(1, inputs / 10);
+}
+
+Point random_point(InputRng& rng, double lo, double hi) { return {rng.uniform(lo, hi), rng.uniform(lo, hi), rng.uniform(lo, hi)}; }
+
+/// Input generator: the index-th mesh of a stratum.
+TriangleMesh generate_input(const StratumSpec& stratum, std::uint64_t seed, std::uint64_t index) {
+  if (stratum.kind == Stratum::parts) return mesh_part(index == 0 ? "icosphere_1k" : "torus_mesh").mesh;
+  InputRng rng(seed, kId, stratum.name, index);
+  TriangleMesh mesh;
+  if (stratum.kind == Stratum::bipyramid) {
+    const auto k = static_cast<std::uint32_t>(rng.integer(3, 8));
+    std::vector<double> angles(k);
+    for (double& a : angles) a = rng.uniform(0, 2 * 3.141592653589793);
+    std::sort(angles.begin(), angles.end());
+    for (double a : angles) {
+      const double r = rng.uniform(0.5, 1);
+      mesh.positions.push_back({r * std::cos(a), r * std::sin(a), rng.uniform(-0.1, 0.1)});
+    }
+    mesh.positions.push_back({0, 0, rng.uniform(0.3, 1.5)});
+    mesh.positions.push_back({0, 0, -rng.uniform(0.3, 1.5)});
+    for (std::uint32_t i = 0; i < k; ++i) {
+      mesh.triangles.push_back({i, (i + 1) % k, k});
+      mesh.triangles.push_back({(i + 1) % k, i, k + 1});
+    }
+    return mesh;
+  }
+  // A tetrahedron a, b, c on z = 0 and a fourth corner d placed to make slivers or needles.
+  const Point a{-1, rng.uniform(-0.3, 0.3), 0}, b{1, rng.uniform(-0.3, 0.3), 0}, c{rng.uniform(-0.5, 0.5), rng.uniform(1, 2), 0};
+  const double tiny = std::ldexp(1.0, -static_cast<int>(rng.integer(10, 45)));
+  Point d;
+  if (stratum.kind == Stratum::sliver) {
+    d = {(a[0] + b[0]) / 2, (a[1] + b[1]) / 2 + tiny, tiny * rng.uniform(0.5, 2)};
+  } else {
+    const Point towards = random_point(rng, 0.2, 1);
+    d = {a[0] + tiny * towards[0], a[1] + tiny * towards[1], tiny * towards[2]};
+  }
+  mesh.positions = {a, b, c, d};
+  mesh.triangles = {{0, 1, 2}, {1, 0, 3}, {2, 3, 0}, {3, 2, 1}};
+  return mesh;
+}
+
+enum Kind { kFace, kEdge, kCorner, kKinds };
+constexpr const char* kKindNames[kKinds] = {"face", "edge", "corner"};
+
+struct VectorError {
+  ErrorValue error;
+  double angle = 0;  ///< radians between the core's and the reference's vector
+  Kind kind = kFace;
+  std::size_t item = 0;  ///< triangle, edge or corner index
+};
+
+struct Outcome {
+  std::vector<VectorError> errors;
+  bool refused = false;
+  std::string mismatch;  ///< edges listed differently from the reference
+};
+
+/// `terms` is the sum of the lengths of the terms the vector sums (1 for a face,
+/// the number of triangles for an edge, the sum of the angles for a corner):
+/// errors are in ulps of at least that, as a sum that cancels cannot be asked
+/// for more digits than its terms carry (like distances' floor of band h).
+VectorError compare(const Vec3& core, const reference::HighPoint& exact, double terms, Kind kind, std::size_t item) {
+  VectorError out;
+  out.kind = kind;
+  out.item = item;
+  HighPrecision squared(0), norm_squared(0), largest(-1);
+  reference::HighPoint c{HighPrecision(core[0]), HighPrecision(core[1]), HighPrecision(core[2])};
+  for (std::size_t a = 0; a < 3; ++a) {
+    const HighPrecision d = c[a] - exact[a];
+    squared += d * d;
+    norm_squared += exact[a] * exact[a];
+    if (abs(d) > largest) {
+      largest = abs(d);
+      out.error.result = core[a];
+      out.error.reference = to_double(exact[a]);
+    }
+  }
+  out.error.abs = to_double(sqrt(squared));
+  out.error.ulps = error_in_ulps(out.error.abs, to_double(sqrt(norm_squared)), terms);
+  const reference::HighPoint cross{c[1] * exact[2] - c[2] * exact[1], c[2] * exact[0] - c[0] * exact[2],
+                                   c[0] * exact[1] - c[1] * exact[0]};
+  out.angle = to_double(atan2(sqrt(cross[0] * cross[0] + cross[1] * cross[1] + cross[2] * cross[2]),
+                              c[0] * exact[0] + c[1] * exact[1] + c[2] * exact[2]));
+  return out;
+}
+
+Outcome measure(const TriangleMesh& mesh) {
+  Outcome out;
+  PreparedMesh prepared;
+  try {
+    prepared = prepare_mesh(mesh, "audit mesh");
+  } catch (const Error&) {
+    out.refused = true;
+    return out;
+  }
+  const reference::HighNormals exact = reference::high_precision_normals(prepared.positions, prepared.triangles);
+  for (std::size_t t = 0; t < prepared.triangles.size(); ++t)
+    out.errors.push_back(compare(prepared.face_normals[t], exact.face[t], 1, kFace, t));
+  if (exact.edges.size() != prepared.edge_keys.size()) {
+    out.mismatch = "prepare_mesh lists " + std::to_string(prepared.edge_keys.size()) + " edges, the reference " +
+                   std::to_string(exact.edges.size());
+    return out;
+  }
+  for (std::size_t e = 0; e < exact.edges.size(); ++e) {
+    const std::uint64_t key = std::uint64_t{exact.edges[e][0]} << 32 | exact.edges[e][1];
+    if (prepared.edge_keys[e] != key) {
+      out.mismatch = "edge " + std::to_string(e) + " has a different key";
+      return out;
+    }
+    out.errors.push_back(compare(prepared.edge_normals[e], exact.edge[e], exact.edge_terms[e], kEdge, e));
+  }
+  for (std::size_t v = 0; v < prepared.positions.size(); ++v)
+    out.errors.push_back(compare(prepared.corner_normals[v], exact.corner[v], exact.corner_terms[v], kCorner, v));
+  return out;
+}
+
+}  // namespace
+
+std::vector<CalculationResult> run_mesh_normals(RunContext& context) {
+  const RunSettings& settings = context.settings();
+  CalculationResult result;
+  result.error = ErrorStats(false, false);
+  std::array<double, kKinds> most_ulps{}, most_angle{};
+  std::array<std::size_t, kKinds> counted{};
+  nlohmann::json table = nlohmann::json::array();
+  nlohmann::json mismatches = nlohmann::json::array();
+  for (const StratumSpec& stratum : kStrata) {
+    const std::size_t count = mesh_count(stratum, settings.inputs);
+    std::vector<Outcome> outcomes(count);
+    context.progress().begin(std::string(kId) + " " + stratum.name, count);
+    parallel_for(count, context.threads(), context.progress(),
+                 [&](std::size_t n) { outcomes[n] = measure(generate_input(stratum, settings.seed, n)); });
+    context.progress().end();
+    std::size_t refused = 0;
+    std::array<double, kKinds> stratum_ulps{};
+    for (std::size_t n = 0; n < count; ++n) {
+      const Outcome& o = outcomes[n];
+      refused += o.refused ? 1u : 0u;
+      if (!o.mismatch.empty()) mismatches.push_back({{"generator", stratum.name}, {"index", n}, {"what", o.mismatch}});
+      for (const VectorError& e : o.errors) {
+        result.error.add(e.error, [&] {
+          return InputRecord{settings.seed,
+                             stratum.name,
+                             n,
+                             {},
+                             {{"kind", kKindNames[e.kind]}, {"item", std::to_string(e.item)}}};
+        });
+        most_ulps[e.kind] = std::fmax(most_ulps[e.kind], e.error.ulps);
+        most_angle[e.kind] = std::fmax(most_angle[e.kind], e.angle);
+        stratum_ulps[e.kind] = std::fmax(stratum_ulps[e.kind], e.error.ulps);
+        ++counted[e.kind];
+      }
+    }
+    result.strata.push_back({stratum.name, std::string(stratum.description) + "; one input is one mesh", count, refused});
+    table.push_back({{"generator", stratum.name},
+                     {"meshes", count},
+                     {"meshes_refused", refused},
+                     {"max_ulps", {{"face", finite_or_null(stratum_ulps[kFace])},
+                                   {"edge", finite_or_null(stratum_ulps[kEdge])},
+                                   {"corner", finite_or_null(stratum_ulps[kCorner])}}}});
+  }
+  nlohmann::json kinds = nlohmann::json::object();
+  for (int k = 0; k < kKinds; ++k)
+    kinds[kKindNames[k]] = {{"count", counted[static_cast<std::size_t>(k)]},
+                            {"max_ulps", finite_or_null(most_ulps[static_cast<std::size_t>(k)])},
+                            {"max_angle_radians", finite_or_null(most_angle[static_cast<std::size_t>(k)])}};
+  result.mismatches = mismatches.size();
+  result.details = {{"by_kind", kinds},
+                    {"by_generator", table},
+                    {"edge_list_mismatches", mismatches},
+                    {"error_means", "|core vector - high-precision vector| (Euclidean) in ulps of the larger of "
+                                    "the reference's length and the sum of its terms' lengths (1 for a face, the "
+                                    "triangles at an edge, the angles at a corner); the angle between them is in "
+                                    "by_kind"},
+                    {"sign", "no decision of its own: the sign these normals give a node is mesh.node_distance's "
+                             "decision"}};
+  return mesh_support::for_each_storage(result, settings);
+}
+
+std::vector<ReplayValue> replay_mesh_normals(RunContext&, const ReplayRequest& request) {
+  const StratumSpec& stratum = kStrata[mesh_support::stratum_index(kStrata, request.input.generator, kId)];
+  const Outcome o = measure(generate_input(stratum, request.input.seed, request.input.index));
+  const std::string& kind = mesh_support::recorded_value(request, "kind");
+  const std::uint64_t item = mesh_support::recorded_unsigned(request, "item");
+  for (const VectorError& e : o.errors)
+    if (kKindNames[e.kind] == kind && e.item == item)
+      return {{"error", hex_float(e.error.result), hex_float(e.error.reference)}};
+  throw Error(ErrorCode::badarg, "replay: mesh.normals input has no " + kind + " " + std::to_string(item));
+}
+
+}  // namespace distgrid::audit::runs
