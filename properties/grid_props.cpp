@@ -127,6 +127,23 @@ DISTGRID_PROPERTY(GridSample, reproducesAnAffineFieldStoredExactly, 200) {
   check_affine_field_is_reproduced<double>(c, h);
 }
 
+// At any double point (not only lattice points) the sample of an exactly stored
+// affine field is that field to within the rounding of x/h and the lerps.
+DISTGRID_PROPERTY(GridSample, reproducesAnAffineFieldAtAnyPointToRounding, 200) {
+  const auto c = *affine_coefficients();
+  const double h = *power_of_two_h(-8, 3);
+  const Grid<double> grid = affine_grid<double>(c, h);
+  const auto coordinate = rc::gen::map(rc::gen::arbitrary<std::uint64_t>(), [](std::uint64_t bits) {
+    return -8.0 + 16.0 * static_cast<double>(bits >> 11) * 0x1p-53;  // uniform in [-8, 8) voxels
+  });
+  const double scale = std::fabs(c[0]) + 16 * (std::fabs(c[1]) + std::fabs(c[2]) + std::fabs(c[3]));
+  for (int n = 0; n < 16; ++n) {
+    const double fx = *coordinate, fy = *coordinate, fz = *coordinate;
+    const double expected = c[0] + c[1] * fx + c[2] * fy + c[3] * fz;
+    RC_ASSERT(std::fabs(grid.sample(fx * h, fy * h, fz * h) - expected) <= 64 * std::numeric_limits<double>::epsilon() * scale);
+  }
+}
+
 // On a brick face the sample depends only on the face's nodes: changing the
 // nodes on either side (in another brick) leaves it unchanged, and points one ulp
 // off the face read within the slope times one ulp of it (continuity).

@@ -296,10 +296,15 @@ DISTGRID_PROPERTY(MeshNormals, prepareUndoesAReversedOrientation, 200) {
   const PreparedMesh a = prepare_mesh(m.mesh, "m"), b = prepare_mesh(reversed, "r");
   RC_ASSERT(!a.report.flipped);
   RC_ASSERT(b.report.flipped);
-  RC_ASSERT(b.triangles == a.triangles);
+  // Corners are renumbered by first use, so compare triangle by triangle.
+  RC_ASSERT(b.triangles.size() == a.triangles.size());
   RC_ASSERT(b.face_normals == a.face_normals);
-  RC_ASSERT(b.edge_normals == a.edge_normals);
-  RC_ASSERT(b.corner_normals == a.corner_normals);
+  for (std::size_t t = 0; t < a.triangles.size(); ++t)
+    for (std::size_t c = 0; c < 3; ++c) {
+      RC_ASSERT(b.positions[b.triangles[t][c]] == a.positions[a.triangles[t][c]]);
+      RC_ASSERT(b.corner_normals[b.triangles[t][c]] == a.corner_normals[a.triangles[t][c]]);
+      RC_ASSERT(b.edge_normals[b.triangle_edges[t][c]] == a.edge_normals[a.triangle_edges[t][c]]);
+    }
 }
 
 // ---- mesh.node_distance and mesh.ray_parity ---------------------------------------
@@ -324,12 +329,12 @@ template <class S>
 void check_band_values_are_exact_distances(const PreparedMesh& prepared, const TriangleMesh& mesh, double h) {
   const Grid<S> grid = bake_mesh<S>(prepared, mesh_settings(h));
   RC_ASSERT(!grid.stored_keys().empty());
-  for (int probe = 0; probe < 24; ++probe) {
+  for (int probe = 0; probe < 12; ++probe) {
     const std::size_t slot = *rc::gen::inRange<std::size_t>(0, grid.stored_keys().size());
     const int n = *rc::gen::inRange(0, kBrickNodes);
     const double v = grid.brick_values(slot)[n];
     if (std::fabs(v) >= 3 * h) continue;
-    const double d = distance_to_mesh(mesh, position_of(node_of(brick_of(grid.stored_keys()[slot]), n), h));
+    const double d = exact_distance_to_mesh(mesh, position_of(node_of(brick_of(grid.stored_keys()[slot]), n), h));
     const double storage = std::is_same_v<S, float> ? 0x1p-24 * d : 0.0;
     RC_ASSERT(std::fabs(std::fabs(v) - d) <= storage + 1e-12 * (1 + 16 * h));
   }
@@ -345,7 +350,7 @@ DISTGRID_PROPERTY(MeshNodeDistance, nodesInTheBandHoldTheExactDistanceToTheMesh,
 
 // Away from the surface the sign of every node (stored, marked inside or absent)
 // agrees with the generalised winding number of the closed mesh.
-DISTGRID_PROPERTY(MeshNodeDistanceAndMeshRayParity, signsAgreeWithTheWindingNumber, 60) {
+DISTGRID_PROPERTY(MeshNodeDistanceAndMeshRayParity, signsAgreeWithTheWindingNumber, 40) {
   const double h = *power_of_two_h(-3, 0);
   const MeshCase m = *closed_mesh(h);
   const Grid<float> grid = bake_mesh<float>(prepare_mesh(m.mesh, "m"), mesh_settings(h / 4));
@@ -358,7 +363,7 @@ DISTGRID_PROPERTY(MeshNodeDistanceAndMeshRayParity, signsAgreeWithTheWindingNumb
                                   static_cast<std::int64_t>(std::llround(box->hi[a] / (h / 4))) + 9);
     const Vec3 p = position_of(node, h / 4);
     const double v = grid.node(node[0], node[1], node[2]);
-    if (distance_to_mesh(m.mesh, p) < 1e-6 * h) continue;
+    if (estimated_distance_to_mesh(m.mesh, p) < 1e-6 * h) continue;
     RC_ASSERT((v < 0) == (winding_number(m.mesh, p) > 0.5));
   }
 }

@@ -27,38 +27,58 @@ inline RVec rlerp(const RVec& s, const RVec& e, const Rational& t) {
   return {s[0] + t * (e[0] - s[0]), s[1] + t * (e[1] - s[1]), s[2] + t * (e[2] - s[2])};
 }
 
-/// Exact closest point of segment [s, e] to p.
-inline RVec exact_closest_on_segment(const RVec& p, const RVec& s, const RVec& e) {
-  const RVec se = rsub(e, s);
-  const Rational length2 = rdot(se, se);
+/// Closest point of segment [s, e] to p, in T (exact for Rational).
+template <class T>
+std::array<T, 3> closest_on_segment_in(const std::array<T, 3>& p, const std::array<T, 3>& s, const std::array<T, 3>& e) {
+  const auto sub = [](const std::array<T, 3>& u, const std::array<T, 3>& v) {
+    return std::array<T, 3>{u[0] - v[0], u[1] - v[1], u[2] - v[2]};
+  };
+  const auto dot = [](const std::array<T, 3>& u, const std::array<T, 3>& v) { return u[0] * v[0] + u[1] * v[1] + u[2] * v[2]; };
+  const std::array<T, 3> se = sub(e, s);
+  const T length2 = dot(se, se);
   if (length2 == 0) return s;
-  Rational t = rdot(rsub(p, s), se) / length2;
+  T t = dot(sub(p, s), se) / length2;
   if (t < 0) t = 0;
   if (t > 1) t = 1;
-  return rlerp(s, e, t);
+  return {s[0] + t * se[0], s[1] + t * se[1], s[2] + t * se[2]};
 }
 
-/// Exact squared distance from p to the triangle (a, b, c), degenerate ones included.
-inline Rational exact_triangle_distance2(const RVec& p, const RVec& a, const RVec& b, const RVec& c) {
-  Rational best = -1;
+inline RVec exact_closest_on_segment(const RVec& p, const RVec& s, const RVec& e) { return closest_on_segment_in(p, s, e); }
+
+/// Squared distance from p to the triangle (a, b, c), degenerate ones included, in
+/// T: exact for Rational, an independent estimate for long double.
+template <class T>
+T triangle_distance2_in(const std::array<T, 3>& p, const std::array<T, 3>& a, const std::array<T, 3>& b,
+                        const std::array<T, 3>& c) {
+  using V = std::array<T, 3>;
+  const auto sub = [](const V& u, const V& v) { return V{u[0] - v[0], u[1] - v[1], u[2] - v[2]}; };
+  const auto dot = [](const V& u, const V& v) { return u[0] * v[0] + u[1] * v[1] + u[2] * v[2]; };
+  const auto cross = [](const V& u, const V& v) {
+    return V{u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]};
+  };
+  T best = -1;
   for (const auto& [s, e] : {std::pair{&a, &b}, std::pair{&b, &c}, std::pair{&c, &a}}) {
-    const RVec d = rsub(p, exact_closest_on_segment(p, *s, *e));
-    const Rational d2 = rdot(d, d);
+    const V d = sub(p, closest_on_segment_in(p, *s, *e));
+    const T d2 = dot(d, d);
     if (best < 0 || d2 < best) best = d2;
   }
-  const RVec n = rcross(rsub(b, a), rsub(c, a));
-  const Rational nn = rdot(n, n);
+  const V n = cross(sub(b, a), sub(c, a));
+  const T nn = dot(n, n);
   if (nn == 0) return best;
   // Projection inside the triangle: every edge function has the sign of the normal.
-  const Rational t = rdot(n, rsub(p, a)) / nn;
-  const RVec q{p[0] - t * n[0], p[1] - t * n[1], p[2] - t * n[2]};
-  const bool inside = rdot(rcross(rsub(b, a), rsub(q, a)), n) >= 0 && rdot(rcross(rsub(c, b), rsub(q, b)), n) >= 0 &&
-                      rdot(rcross(rsub(a, c), rsub(q, c)), n) >= 0;
+  const T t = dot(n, sub(p, a)) / nn;
+  const V q{p[0] - t * n[0], p[1] - t * n[1], p[2] - t * n[2]};
+  const bool inside = dot(cross(sub(b, a), sub(q, a)), n) >= 0 && dot(cross(sub(c, b), sub(q, b)), n) >= 0 &&
+                      dot(cross(sub(a, c), sub(q, c)), n) >= 0;
   if (inside) {
-    const Rational d2 = t * t * nn;
+    const T d2 = t * t * nn;
     if (d2 < best) best = d2;
   }
   return best;
+}
+
+inline Rational exact_triangle_distance2(const RVec& p, const RVec& a, const RVec& b, const RVec& c) {
+  return triangle_distance2_in(p, a, b, c);
 }
 
 inline Rational exact_distance2(const RVec& p, const RVec& q) {
@@ -93,7 +113,7 @@ inline double winding_number(const TriangleMesh& mesh, const Vec3& p) {
 
 /// Distance from p to the nearest triangle of the mesh: the exact squared minimum
 /// over all triangles, rounded once to double, then a correctly rounded sqrt.
-inline double distance_to_mesh(const TriangleMesh& mesh, const Vec3& p) {
+inline double exact_distance_to_mesh(const TriangleMesh& mesh, const Vec3& p) {
   Rational best = -1;
   const RVec q = exact(p);
   for (const auto& t : mesh.triangles) {
@@ -102,6 +122,20 @@ inline double distance_to_mesh(const TriangleMesh& mesh, const Vec3& p) {
     if (best < 0 || d2 < best) best = d2;
   }
   return std::sqrt(best.convert_to<double>());
+}
+
+/// Distance from p to the nearest triangle in long double: an independent estimate,
+/// good to about 1e-15 relative, for telling points near the surface from the rest.
+inline double estimated_distance_to_mesh(const TriangleMesh& mesh, const Vec3& p) {
+  using L = std::array<long double, 3>;
+  const auto widen = [](const Vec3& v) { return L{v[0], v[1], v[2]}; };
+  long double best = -1;
+  for (const auto& t : mesh.triangles) {
+    const long double d2 = triangle_distance2_in(widen(p), widen(mesh.positions[t[0]]), widen(mesh.positions[t[1]]),
+                                                 widen(mesh.positions[t[2]]));
+    if (best < 0 || d2 < best) best = d2;
+  }
+  return static_cast<double>(std::sqrt(best));
 }
 
 }  // namespace distgrid::properties

@@ -11,7 +11,7 @@
 #include <rapidcheck/gtest.h>
 
 #include <cstdint>
-#include <cstdlib>
+#include <cstdlib>  // getenv, setenv (POSIX)
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -31,15 +31,24 @@ inline bool rc_params_name(std::string_view key) {
   return params != nullptr && std::string_view(params).find(key) != std::string_view::npos;
 }
 
+/// Puts the default seed into RC_PARAMS before RapidCheck reads it (once, on first
+/// use), so the "Using configuration" line it prints names the seed in use.
+inline void default_the_seed() {
+  if (rc_params_name("seed=")) return;
+  const char* params = std::getenv("RC_PARAMS");
+  const std::string text = (params ? std::string(params) + " " : std::string()) + "seed=" + std::to_string(kDefaultSeed);
+  ::setenv("RC_PARAMS", text.c_str(), 1);
+}
+
 template <class Testable>
 void check_property(Testable&& testable, int cases) {
   using namespace rc::detail;
+  default_the_seed();
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
   TestMetadata metadata;
   metadata.id = std::string(info->test_suite_name()) + "/" + info->name();
   metadata.description = info->name();
   TestParams params = configuration().testParams;  // RC_PARAMS, else the defaults
-  if (!rc_params_name("seed=")) params.seed = kDefaultSeed;
   if (!rc_params_name("max_success=")) params.maxSuccess = cases * (deep_mode() ? kDeepFactor : 1);
   const TestResult result = checkTestable(std::forward<Testable>(testable), metadata, params);
   if (!result.template is<SuccessResult>()) {
