@@ -1,6 +1,7 @@
 # Fails unless every test labelled `property` has only known calc:<id> labels and
 # every calculation id in IDS has at least one property test. Run as
 #   cmake -DCTEST=ctest -DBUILD_DIR=<build> -DIDS=<id;id;...> -P check_coverage.cmake
+cmake_minimum_required(VERSION 3.25)
 execute_process(COMMAND ${CTEST} --show-only=json-v1 -L property WORKING_DIRECTORY ${BUILD_DIR}
   OUTPUT_VARIABLE listing RESULT_VARIABLE status)
 if(NOT status EQUAL 0)
