@@ -76,7 +76,8 @@ SignCounts sign_counts(const Grid<S>& grid) {
     for (std::int64_t j = r.lo[1]; j < r.hi[1]; ++j)
       for (std::int64_t i = r.lo[0]; i < r.hi[0]; ++i) {
         const bool here = inside(i, j, k);
-        c.edges += (here != inside(i + 1, j, k)) + (here != inside(i, j + 1, k)) + (here != inside(i, j, k + 1));
+        c.edges += static_cast<std::size_t>((here != inside(i + 1, j, k)) + (here != inside(i, j + 1, k)) +
+                                            (here != inside(i, j, k + 1)));
         int count = 0;
         for (int n = 0; n < 8; ++n) count += inside(i + (n & 1), j + ((n >> 1) & 1), k + (n >> 2));
         c.cells += count != 0 && count != 8;
@@ -174,7 +175,8 @@ DISTGRID_PROPERTY(ContourSurfaceNets, verticesLieInSignChangingCells, 60) {
     }
     bool found = false;
     for (int choice = 0; choice < 8 && !found; ++choice) {
-      const std::int64_t i = candidates[0][choice & 1], j = candidates[1][(choice >> 1) & 1], k = candidates[2][choice >> 2];
+      const auto pick = [choice](int bit) { return static_cast<std::size_t>((choice >> bit) & 1); };
+      const std::int64_t i = candidates[0][pick(0)], j = candidates[1][pick(1)], k = candidates[2][pick(2)];
       int count = 0;
       for (int n = 0; n < 8; ++n) count += grid.node(i + (n & 1), j + ((n >> 1) & 1), k + (n >> 2)) < 0;
       found = count != 0 && count != 8;
