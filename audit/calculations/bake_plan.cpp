@@ -574,22 +574,21 @@ std::vector<ReplayValue> replay_bake_plan(RunContext& context, const ReplayReque
   for (const RangeStratum& stratum : kRangeStrata) {
     if (in.generator != stratum.name) continue;
     const RangeOutcome o = measure_range(generate_range(stratum, s.h, in.seed, in.index));
-    const auto joined = [&](auto&& text_of) {
-      std::string out;
-      for (const LimitOutcome& l : o.limits) {
-        if (!out.empty()) out += ' ';
-        out += text_of(l);
-      }
-      return out;
-    };
-    const std::string core = joined([](const LimitOutcome& l) { return std::to_string(l.core); });
-    const std::string exact = joined([](const LimitOutcome& l) { return std::to_string(l.exact); });
-    if (stratum.kind == RangeKind::other_h) {
-      const std::string covers = joined([](const LimitOutcome& l) { return std::string(l.covers ? "covers" : "misses"); });
-      const std::string all = joined([](const LimitOutcome&) { return std::string("covers"); });
-      return {{kDecisionNames[1], covers, all}, {"floor", core, exact}};
+    // One value per box limit (lo x, y, z, hi x, y, z), as the decision counts them.
+    std::vector<ReplayValue> values;
+    const bool other_h = stratum.kind == RangeKind::other_h;
+    for (const LimitOutcome& l : o.limits) {
+      if (other_h) values.push_back({kDecisionNames[1], l.covers ? "covers" : "misses", "covers"});
+      else values.push_back({kDecisionNames[0], std::to_string(l.core), std::to_string(l.exact)});
     }
-    return {{kDecisionNames[0], core, exact}};
+    if (!other_h) {
+      const auto worst = std::max_element(o.limits.begin(), o.limits.end(), [](const auto& a, const auto& b) {
+        return std::llabs(a.core - a.exact) < std::llabs(b.core - b.exact);
+      });
+      const ErrorValue e = index_error(*worst);
+      values.push_back({"error", hex_float(e.result), hex_float(e.reference)});
+    }
+    return values;
   }
   PartSubject& part = part_named(context, in.part);
   const auto run = [&]<class S>(const Field<S>& field, Placement where) -> std::vector<ReplayValue> {

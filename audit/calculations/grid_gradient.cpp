@@ -125,7 +125,7 @@ std::array<HighPrecision, 3> central_difference(const Point& p, double h, Values
     lo[a] -= half;
     hi[a] += half;
     const auto at = [&](const std::array<HighPrecision, 3>& q) {
-      const reference::Cell cell = reference::cell_of(q, h);
+      const reference::Cell cell = reference::cell_of_high_precision(q, h);
       reference::Corners c;
       for (std::int64_t n = 0; n < 8; ++n)
         c[static_cast<std::size_t>(n)] =

@@ -20,7 +20,7 @@ struct Cell {
 
 /// The same for a point given in high precision (a point no double holds,
 /// such as p + h/2 at any h). Precondition: |p / h| < 2^62 on every axis, h > 0.
-inline Cell cell_of(const std::array<HighPrecision, 3>& p, double h) {
+inline Cell cell_of_high_precision(const std::array<HighPrecision, 3>& p, double h) {
   Cell cell;
   const HighPrecision step(h);
   for (std::size_t a = 0; a < 3; ++a) {
