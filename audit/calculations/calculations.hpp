@@ -8,6 +8,10 @@
 
 namespace distgrid::audit::runs {
 
+std::vector<CalculationResult> run_bake_plan(RunContext& context);
+std::vector<ReplayValue> replay_bake_plan(RunContext& context, const ReplayRequest& request);
+std::vector<CalculationResult> run_bake_node_values(RunContext& context);
+std::vector<ReplayValue> replay_bake_node_values(RunContext& context, const ReplayRequest& request);
 std::vector<CalculationResult> run_grid_key(RunContext& context);
 std::vector<ReplayValue> replay_grid_key(RunContext& context, const ReplayRequest& request);
 std::vector<CalculationResult> run_grid_sample(RunContext& context);
@@ -36,5 +40,16 @@ std::vector<CalculationResult> run_mesh_ray_parity(RunContext& context);
 std::vector<ReplayValue> replay_mesh_ray_parity(RunContext& context, const ReplayRequest& request);
 std::vector<CalculationResult> run_mesh_edge_key(RunContext& context);
 std::vector<ReplayValue> replay_mesh_edge_key(RunContext& context, const ReplayRequest& request);
+std::vector<CalculationResult> run_grid_gradient(RunContext& context);
+std::vector<ReplayValue> replay_grid_gradient(RunContext& context, const ReplayRequest& request);
+std::vector<CalculationResult> run_grid_world_box(RunContext& context);
+std::vector<ReplayValue> replay_grid_world_box(RunContext& context, const ReplayRequest& request);
+std::vector<CalculationResult> run_grid_volume(RunContext& context);
+std::vector<CalculationResult> run_field_density_store(RunContext& context);
+std::vector<ReplayValue> replay_field_density_store(RunContext& context, const ReplayRequest& request);
+std::vector<CalculationResult> run_field_density_value(RunContext& context);
+std::vector<ReplayValue> replay_field_density_value(RunContext& context, const ReplayRequest& request);
+std::vector<CalculationResult> run_field_eval(RunContext& context);
+std::vector<ReplayValue> replay_field_eval(RunContext& context, const ReplayRequest& request);
 
 }  // namespace distgrid::audit::runs

@@ -18,6 +18,20 @@ struct Cell {
   std::array<HighPrecision, 3> t{};
 };
 
+/// The same for a point given in high precision (a point no double holds,
+/// such as p + h/2 at any h). Precondition: |p / h| < 2^62 on every axis, h > 0.
+inline Cell cell_of_high_precision(const std::array<HighPrecision, 3>& p, double h) {
+  Cell cell;
+  const HighPrecision step(h);
+  for (std::size_t a = 0; a < 3; ++a) {
+    const HighPrecision q = p[a] / step;
+    const HighPrecision lower = floor(q);
+    cell.node[a] = lower.convert_to<std::int64_t>();
+    cell.t[a] = q - lower;
+  }
+  return cell;
+}
+
 /// Precondition: |p / h| < 2^62 on every axis, h > 0.
 inline Cell cell_of(const std::array<double, 3>& p, double h) {
   Cell cell;

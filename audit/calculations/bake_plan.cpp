@@ -1,0 +1,622 @@
+// bake.plan: which bricks a bake computes, in float and double bricks.
+//
+// Implementation under test: plan_brick_range (the brick range from a box),
+// Field<S>::classify (the ball test) and plan_bricks (the plan a bake runs).
+// Every answer is a decision, checked against an exact one:
+//   brick_range        floor(x / h / 8) vs floor(x / (8 h)) in exact rationals, at the run's h;
+//   range_covers_nodes at voxel sizes that are not powers of two, where x / h rounds: does the
+//                      range still hold the brick of the first and the last node of the box?
+//   skipped_bricks     every brick of the plan's range that the plan does not compute reads
+//                      +band h (skipped) or -band h (inside): all its 512 nodes must be
+//                      beyond that band edge, node values exact (MPFR);
+//   ball               the ball of radius 3.5 sqrt(3) h around a brick centre, classified
+//                      outside or inside, must hold no witness point with |f| < band h.
+// The error is the brick index error of brick_range, in ulps of the exact index.
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "calculations.hpp"
+#include "distgrid/audit/high_precision.hpp"
+#include "distgrid/audit/input_rng.hpp"
+#include "distgrid/audit/parallel.hpp"
+#include "distgrid/audit/reference/brick_key.hpp"
+#include "distgrid/audit/reference/brick_range.hpp"
+#include "distgrid/audit/report.hpp"
+#include "distgrid/bake.hpp"
+#include "distgrid/error.hpp"
+#include "distgrid/plan.hpp"
+#include "part_inputs.hpp"
+
+namespace distgrid::audit::runs {
+
+namespace {
+
+constexpr std::string_view kId = "bake.plan";
+
+// ---- brick range ------------------------------------------------------------------
+
+enum class RangeKind { on_face, ulp_below, ulp_above, far, random, other_h };
+
+struct RangeStratum {
+  RangeKind kind;
+  const char* name;
+  const char* description;
+};
+
+constexpr RangeStratum kRangeStrata[] = {
+    {RangeKind::on_face, "range_on_face",
+     "box limits on brick faces 8 k h, |k| <= 256, boxes up to 64 bricks wide"},
+    {RangeKind::ulp_below, "range_ulp_below", "box limits one ulp below a brick face 8 k h, |k| <= 256"},
+    {RangeKind::ulp_above, "range_ulp_above", "box limits one ulp above a brick face 8 k h, |k| <= 256"},
+    {RangeKind::far, "range_far",
+     "box limits on, or one ulp either side of, brick faces anywhere in the key range (|x|/h up to 524280)"},
+    {RangeKind::random, "range_random", "box limits uniform over the key range"},
+    {RangeKind::other_h, "range_other_h",
+     "h times a random factor in [1, 2) (not a power of two, so x / h rounds); limits on, or one ulp either "
+     "side of, brick faces, |k| <= 4096"},
+};
+
+constexpr std::int64_t kLowestBrick = -65536, kHighestBrick = 65535;  // the key range, from DESIGN.md
+constexpr std::int64_t kWidestBox = 64;                                // bricks per axis in a drawn box
+
+struct RangeInput {
+  double h = 0;
+  Box box;
+};
+
+/// The brick face 8 k h (variant 1), or the double one ulp below (0) or above (2) it.
+double limit_near_face(std::int64_t k, double h, int variant) {
+  const double face = static_cast<double>(8 * k) * h;
+  if (variant == 0) return std::nextafter(face, -std::numeric_limits<double>::infinity());
+  if (variant == 2) return std::nextafter(face, std::numeric_limits<double>::infinity());
+  return face;
+}
+
+RangeInput generate_range(const RangeStratum& stratum, double h, std::uint64_t seed, std::uint64_t index) {
+  InputRng rng(seed, kId, stratum.name, index);
+  RangeInput in;
+  in.h = h;
+  if (stratum.kind == RangeKind::other_h) in.h = h * (1 + rng.unit());
+  const std::int64_t reach = stratum.kind == RangeKind::far || stratum.kind == RangeKind::random ? 0
+                             : stratum.kind == RangeKind::other_h                                ? 4096
+                                                                                                 : 256;
+  for (std::size_t a = 0; a < 3; ++a) {
+    // One draw per statement: the order of draws must not depend on the compiler.
+    const std::int64_t k = reach == 0 ? rng.integer(kLowestBrick + 1, kHighestBrick - kWidestBox - 1)
+                                      : rng.integer(-reach, reach);
+    const std::int64_t width = rng.integer(0, kWidestBox);
+    switch (stratum.kind) {
+      case RangeKind::on_face:
+        in.box.lo[a] = limit_near_face(k, in.h, 1);
+        in.box.hi[a] = limit_near_face(k + width, in.h, 1);
+        break;
+      case RangeKind::ulp_below:
+        in.box.lo[a] = limit_near_face(k, in.h, 0);
+        in.box.hi[a] = limit_near_face(k + width, in.h, 0);
+        break;
+      case RangeKind::ulp_above:
+        in.box.lo[a] = limit_near_face(k, in.h, 2);
+        in.box.hi[a] = limit_near_face(k + width, in.h, 2);
+        break;
+      case RangeKind::far:
+      case RangeKind::other_h: {
+        const auto lo_variant = static_cast<int>(rng.integer(0, 2));
+        const auto hi_variant = static_cast<int>(rng.integer(0, 2));
+        in.box.lo[a] = limit_near_face(k, in.h, lo_variant);
+        in.box.hi[a] = limit_near_face(k + width, in.h, hi_variant);
+        break;
+      }
+      case RangeKind::random: {
+        const double u = rng.unit();
+        const double v = rng.unit();
+        in.box.lo[a] = (static_cast<double>(8 * k) + 8 * u) * in.h;
+        in.box.hi[a] = in.box.lo[a] + static_cast<double>(8 * width) * v * in.h;
+        break;
+      }
+    }
+  }
+  return in;
+}
+
+struct LimitOutcome {
+  std::int64_t core = 0, exact = 0;
+  double margin_ulps = 0;
+  bool covers = true;  ///< the limit's range still holds its first / last node's brick
+};
+
+struct RangeOutcome {
+  RangeInput input;
+  std::array<LimitOutcome, 6> limits;  // lo x, y, z, hi x, y, z
+};
+
+RangeOutcome measure_range(const RangeInput& in) {
+  RangeOutcome out;
+  out.input = in;
+  const std::array<std::int64_t, 6> core = plan_brick_range(in.box, in.h);
+  for (std::size_t n = 0; n < 6; ++n) {
+    const bool low = n < 3;
+    const double x = low ? in.box.lo[n] : in.box.hi[n - 3];
+    LimitOutcome& l = out.limits[n];
+    l.core = core[n];
+    l.exact = reference::exact_brick_floor(x, in.h);
+    l.margin_ulps = reference::exact_distance_to_brick_face(x, in.h) / ulp_of(x);
+    // The brick of the first node at or above lo (last at or below hi) must be in the range.
+    const std::int64_t node = low ? reference::exact_node_at_or_above(x, in.h) : reference::exact_node_at_or_below(x, in.h);
+    const std::int64_t brick = reference::brick_of_node_exact(node);
+    l.covers = low ? core[n] <= brick : core[n] >= brick;
+  }
+  return out;
+}
+
+InputRecord range_record(std::uint64_t seed, const char* generator, std::uint64_t index, const RangeInput& in) {
+  InputRecord rec{seed, generator, index, "", {}};
+  static const char* const kNames[6] = {"lo_x", "lo_y", "lo_z", "hi_x", "hi_y", "hi_z"};
+  for (std::size_t n = 0; n < 6; ++n) rec.values.emplace_back(kNames[n], hex_float(n < 3 ? in.box.lo[n] : in.box.hi[n - 3]));
+  rec.values.emplace_back("h", hex_float(in.h));
+  return rec;
+}
+
+ErrorValue index_error(const LimitOutcome& l) {
+  ErrorValue e;
+  e.result = static_cast<double>(l.core);
+  e.reference = static_cast<double>(l.exact);
+  e.abs = std::fabs(e.result - e.reference);
+  e.ulps = error_in_ulps(e.abs, e.reference, 0);
+  return e;
+}
+
+// ---- classification ---------------------------------------------------------------
+
+/// Witness values nearer the band edge than this (relative to band h) are
+/// evaluated again in high precision; the double formula errs far less.
+constexpr double kRecheckRelative = 0x1p-20;
+
+const char* class_name(BallClass c) {
+  switch (c) {
+    case BallClass::outside: return "outside";
+    case BallClass::inside: return "inside";
+    case BallClass::near: return "near";
+  }
+  return "near";
+}
+
+/// What the witnesses' values allow: "near" when one has |f| < band h,
+/// otherwise the side they are all on ("outside": f >= band h, "inside":
+/// f <= -band h, "mixed" when both occur). margin: the smallest distance of a
+/// witness value beyond the band edge on the core's side, in ulps of band h.
+struct WitnessVerdict {
+  std::string exact;
+  double margin_ulps = std::numeric_limits<double>::infinity();
+};
+
+template <class S>
+WitnessVerdict judge_witnesses(const Field<S>& field, const std::vector<Point>& points, double band_width,
+                               BallClass core) {
+  bool any_band = false, any_above = false, any_below = false;
+  double margin = std::numeric_limits<double>::infinity();
+  const double ulp = ulp_of(band_width);
+  const HighPrecision width(band_width);
+  // The double values first, by the bake's own batch path (bit for bit eval<double>).
+  std::vector<double> x, y, z, values(points.size());
+  for (const Point& p : points) {
+    x.push_back(p[0]);
+    y.push_back(p[1]);
+    z.push_back(p[2]);
+  }
+  FieldScratch scratch;
+  field.eval_batch(x, y, z, values, scratch);
+  for (std::size_t n = 0; n < points.size(); ++n) {
+    const Point& p = points[n];
+    const double fast = values[n];
+    double beyond_above = fast - band_width, beyond_below = -band_width - fast;
+    if (std::fabs(std::fabs(fast) - band_width) < kRecheckRelative * band_width) {
+      const HighPrecision exact =
+          field.template eval<HighPrecision>(HighPrecision(p[0]), HighPrecision(p[1]), HighPrecision(p[2]));
+      beyond_above = to_double(exact - width);
+      beyond_below = to_double(-width - exact);
+      any_band = any_band || (exact < width && exact > -width);
+      any_above = any_above || exact >= width;
+      any_below = any_below || exact <= -width;
+    } else {
+      any_band = any_band || std::fabs(fast) < band_width;
+      any_above = any_above || fast > band_width;
+      any_below = any_below || fast < -band_width;
+    }
+    if (core == BallClass::outside) margin = std::min(margin, beyond_above / ulp);
+    if (core == BallClass::inside) margin = std::min(margin, beyond_below / ulp);
+  }
+  WitnessVerdict v;
+  v.exact = any_band || (any_above && any_below) ? "near" : any_below ? "inside" : "outside";
+  v.margin_ulps = margin;
+  return v;
+}
+
+/// The 512 nodes of brick b, positions as exact products i h (the node is the input).
+std::vector<Point> brick_nodes(const reference::BrickTriple& b, double h) {
+  std::vector<Point> nodes;
+  nodes.reserve(512);
+  for (std::int64_t k = 0; k < 8; ++k)
+    for (std::int64_t j = 0; j < 8; ++j)
+      for (std::int64_t i = 0; i < 8; ++i)
+        nodes.push_back({static_cast<double>(8 * b[0] + i) * h, static_cast<double>(8 * b[1] + j) * h,
+                         static_cast<double>(8 * b[2] + k) * h});
+  return nodes;
+}
+
+/// Bricks of a plan's range the plan does not compute, split into those next
+/// to (26-neighbourhood) a computed brick and the rest, each by ascending key.
+struct SkippedBricks {
+  std::vector<std::pair<std::int64_t, BallClass>> border, other;
+};
+
+SkippedBricks skipped_bricks_of(const Plan& plan) {
+  SkippedBricks out;
+  const auto has = [](const std::vector<std::int64_t>& sorted, std::int64_t key) {
+    return std::binary_search(sorted.begin(), sorted.end(), key);
+  };
+  for (std::int64_t x = plan.lo[0]; x <= plan.hi[0]; ++x)
+    for (std::int64_t y = plan.lo[1]; y <= plan.hi[1]; ++y)
+      for (std::int64_t z = plan.lo[2]; z <= plan.hi[2]; ++z) {
+        const auto key = static_cast<std::int64_t>(*reference::brick_key_exact({x, y, z}));
+        if (has(plan.near_keys, key)) continue;
+        bool border = false;
+        for (std::int64_t n = 0; n < 27 && !border; ++n) {
+          const reference::BrickTriple nb{x + n % 3 - 1, y + (n / 3) % 3 - 1, z + n / 9 - 1};
+          const auto nkey = reference::brick_key_exact(nb);
+          border = nkey && has(plan.near_keys, static_cast<std::int64_t>(*nkey));
+        }
+        const BallClass read = has(plan.inside_keys, key) ? BallClass::inside : BallClass::outside;
+        (border ? out.border : out.other).emplace_back(key, read);
+      }
+  return out;
+}
+
+/// At most `count` of the list, evenly spaced, in order.
+template <class T>
+std::vector<T> evenly(const std::vector<T>& all, std::size_t count) {
+  if (all.size() <= count) return all;
+  std::vector<T> out;
+  for (std::size_t n = 0; n < count; ++n) out.push_back(all[n * all.size() / count]);
+  return out;
+}
+
+enum class BallKind { surface, band_edge, far };
+struct BallStratum {
+  BallKind kind;
+  const char* name;
+  const char* description;
+  Placement where;
+};
+constexpr BallStratum kBallStrata[] = {
+    {BallKind::surface, "ball_surface", "the ball around the centre of the brick of a point with |f| < band h",
+     Placement::origin},
+    {BallKind::band_edge, "ball_band_edge",
+     "the ball around the centre of the brick of a point with band h <= |f| < band h + 7 sqrt(3) h: balls "
+     "that just clear the band",
+     Placement::origin},
+    {BallKind::far, "ball_far", "as ball_surface and ball_band_edge alternately, on the part's far copy",
+     Placement::far},
+};
+
+struct BallInput {
+  Point centre{};
+  double r = 0;
+  bool fallback = false;
+};
+
+BallInput generate_ball(const BallStratum& stratum, const Field<double>& field, const Box& box, double h,
+                        double band_width, std::uint64_t seed, std::uint64_t index) {
+  InputRng rng(seed, kId, stratum.name, index);
+  BallInput in;
+  const double reach = band_width + 7 * 1.7320508075688772 * h;
+  const bool edge = stratum.kind == BallKind::band_edge || (stratum.kind == BallKind::far && index % 2 == 1);
+  const Point p = draw_where(rng, field, box, 2000, in.fallback, [&](double f) {
+    return edge ? std::fabs(f) >= band_width && std::fabs(f) < reach : std::fabs(f) < band_width;
+  });
+  // Centre and radius as the plan computes them for a single brick.
+  for (std::size_t a = 0; a < 3; ++a)
+    in.centre[a] = (static_cast<double>(8 * static_cast<std::int64_t>(std::floor(p[a] / (8 * h)))) + 3.5) * h;
+  in.r = 3.5 * 1.7320508075688772 * h;
+  return in;
+}
+
+/// Witnesses of a ball: its centre, the 8 points at distance r along the cube
+/// diagonals (a brick's corner nodes) and the 6 at distance r along the axes.
+std::vector<Point> ball_witnesses(const BallInput& in) {
+  std::vector<Point> w{in.centre};
+  const double diagonal = in.r / 1.7320508075688772;
+  for (int n = 0; n < 8; ++n)
+    w.push_back({in.centre[0] + ((n & 1) ? diagonal : -diagonal), in.centre[1] + ((n & 2) ? diagonal : -diagonal),
+                 in.centre[2] + ((n & 4) ? diagonal : -diagonal)});
+  for (std::size_t a = 0; a < 3; ++a)
+    for (double s : {-1.0, 1.0}) {
+      Point p = in.centre;
+      p[a] += s * in.r;
+      w.push_back(p);
+    }
+  return w;
+}
+
+struct ClassOutcome {
+  std::string core;
+  WitnessVerdict verdict;
+};
+
+template <class S>
+ClassOutcome measure_ball(const Field<S>& field, const BallInput& in, double band_width) {
+  const BallClass core = field.classify(in.centre[0], in.centre[1], in.centre[2], in.r, band_width);
+  ClassOutcome out{class_name(core), {}};
+  if (core != BallClass::near) {
+    out.verdict = judge_witnesses(field, ball_witnesses(in), band_width, core);
+  } else {
+    // Always allowed (the test is conservative); the margin is how far the
+    // root Lipschitz bound f(c) -+ L r stands from deciding the ball.
+    const double f = field.template eval<double>(in.centre[0], in.centre[1], in.centre[2]);
+    const double reach = field.lipschitz() * in.r;
+    out.verdict.exact = "near";
+    out.verdict.margin_ulps = std::min(std::fabs(f - reach - band_width), std::fabs(f + reach + band_width)) /
+                              ulp_of(band_width);
+  }
+  return out;
+}
+
+template <class S>
+ClassOutcome measure_skipped(const Field<S>& field, std::int64_t key, BallClass read, double h, double band_width) {
+  const reference::BrickTriple b = reference::brick_of_stored_key(key);
+  return {class_name(read), judge_witnesses(field, brick_nodes(b, h), band_width, read)};
+}
+
+const char* const kDecisionNames[] = {"brick_range", "range_covers_nodes", "skipped_bricks", "ball"};
+
+std::vector<DecisionStats> make_decisions() {
+  return {
+      DecisionStats("brick_range",
+                    "each box limit's brick floor(x / h / 8) (core) against floor(x / (8 h)) in exact rationals, at "
+                    "the run's h; margin: distance from x to the nearest brick face, in ulps of x"),
+      DecisionStats("range_covers_nodes",
+                    "at voxel sizes that are not powers of two (range_other_h): whether the core's range still "
+                    "holds the brick of the box's first node (ceil(x / h)) and last node (floor(x / h)), exact; "
+                    "margin as brick_range"),
+      DecisionStats("skipped_bricks",
+                    "each brick of the plan's range that the plan does not compute: what the grid reads there "
+                    "('outside' +band h, 'inside' -band h) against what its 512 exact node values (MPFR) allow; "
+                    "margin: the smallest distance of a node value beyond that band edge, in ulps of band h"),
+      DecisionStats("ball",
+                    "Field<S>::classify on the ball of radius 3.5 sqrt(3) h around a brick centre against 15 "
+                    "witness points (centre, corner nodes, axis points at radius r) in high precision; 'near' is "
+                    "always allowed (conservative); margin: for outside / inside the smallest distance of a "
+                    "witness beyond the band edge, for near the distance of f(c) -+ L r from the band edge, in "
+                    "ulps of band h"),
+  };
+}
+
+struct PartPlan {
+  Plan plan;
+  SkippedBricks skipped;
+};
+
+template <class S>
+PartPlan plan_part(const Field<S>& field, const RunSettings& s, unsigned threads) {
+  BakeSettings bake;
+  bake.h = s.h;
+  bake.band = s.band;
+  bake.threads = threads;
+  PartPlan out{plan_bricks(field, bake), {}};
+  out.skipped = skipped_bricks_of(out.plan);
+  return out;
+}
+
+InputRecord brick_record(std::uint64_t seed, const char* generator, std::uint64_t index, const std::string& part,
+                         Placement where, std::int64_t key) {
+  const reference::BrickTriple b = reference::brick_of_stored_key(key);
+  return {seed,
+          generator,
+          index,
+          part,
+          {{"placement", placement_name(where)},
+           {"bx", std::to_string(b[0])},
+           {"by", std::to_string(b[1])},
+           {"bz", std::to_string(b[2])}}};
+}
+
+InputRecord ball_record(std::uint64_t seed, const char* generator, std::uint64_t index, const std::string& part,
+                        const BallInput& in) {
+  return {seed,
+          generator,
+          index,
+          part,
+          {{"cx", hex_float(in.centre[0])}, {"cy", hex_float(in.centre[1])}, {"cz", hex_float(in.centre[2])},
+           {"r", hex_float(in.r)}}};
+}
+
+template <class S>
+void run_classification(RunContext& context, PartSubject& part, CalculationResult& r, nlohmann::json& table) {
+  const RunSettings& s = context.settings();
+  const double band_width = s.band * s.h;
+  const std::string& name = part.part().name;
+  std::uint64_t misses = 0;
+  for (Placement where : {Placement::origin, Placement::far}) {
+    const Field<S>& field = part.field<S>(where);
+    const PartPlan pp = plan_part(field, s, context.threads());
+    for (int group = 0; group < 2; ++group) {
+      const char* generator = group == 0 ? "skipped_border" : "skipped_other";
+      const auto bricks = evenly(group == 0 ? pp.skipped.border : pp.skipped.other, s.inputs);
+      std::vector<ClassOutcome> outcomes(bricks.size());
+      context.progress().begin(std::string(kId) + " " + name + " " + generator, bricks.size());
+      parallel_for(bricks.size(), context.threads(), context.progress(), [&](std::size_t n) {
+        outcomes[n] = measure_skipped(field, bricks[n].first, bricks[n].second, s.h, band_width);
+      });
+      context.progress().end();
+      const std::size_t stratum = 0 + static_cast<std::size_t>(group);
+      for (std::size_t n = 0; n < bricks.size(); ++n) {
+        misses += outcomes[n].core != outcomes[n].verdict.exact ? 1u : 0u;
+        r.decisions[2].add(outcomes[n].core, outcomes[n].verdict.exact, outcomes[n].verdict.margin_ulps,
+                           [&] { return brick_record(s.seed, generator, n, name, where, bricks[n].first); });
+      }
+      r.strata[std::size(kRangeStrata) + stratum].count += bricks.size();
+    }
+    table.push_back({{"part", name},
+                     {"placement", placement_name(where)},
+                     {"bricks_in_range", pp.plan.bricks_considered},
+                     {"computed", pp.plan.near_keys.size()},
+                     {"inside", pp.plan.inside_keys.size()},
+                     {"skipped_next_to_computed", pp.skipped.border.size()},
+                     {"skipped_elsewhere", pp.skipped.other.size()}});
+  }
+  for (std::size_t si = 0; si < std::size(kBallStrata); ++si) {
+    const BallStratum& stratum = kBallStrata[si];
+    const Field<double>& draw_field = part.field<double>(stratum.where);
+    const Field<S>& field = part.field<S>(stratum.where);
+    const Box box = part_draw_box(draw_field, part.grid<S>(stratum.where), s.h, s.band, name);
+    std::vector<BallInput> inputs(s.inputs);
+    std::vector<ClassOutcome> outcomes(s.inputs);
+    context.progress().begin(std::string(kId) + " " + name + " " + stratum.name, s.inputs);
+    parallel_for(s.inputs, context.threads(), context.progress(), [&](std::size_t n) {
+      inputs[n] = generate_ball(stratum, draw_field, box, s.h, band_width, s.seed, n);
+      outcomes[n] = measure_ball(field, inputs[n], band_width);
+    });
+    context.progress().end();
+    StratumCount& count = r.strata[std::size(kRangeStrata) + 2 + si];
+    for (std::size_t n = 0; n < s.inputs; ++n) {
+      misses += outcomes[n].core != outcomes[n].verdict.exact ? 1u : 0u;
+      r.decisions[3].add(outcomes[n].core, outcomes[n].verdict.exact, outcomes[n].verdict.margin_ulps,
+                         [&] { return ball_record(s.seed, stratum.name, n, name, inputs[n]); });
+      count.fallbacks += inputs[n].fallback ? 1u : 0u;
+    }
+    count.count += s.inputs;
+  }
+  table.back()["misclassified_in_part"] = misses;
+}
+
+std::vector<StratumCount> all_strata() {
+  std::vector<StratumCount> strata;
+  for (const RangeStratum& st : kRangeStrata) strata.push_back({st.name, st.description, 0, 0});
+  strata.push_back({"skipped_border",
+                    "every brick of the plan's range (origin and far copy) that is not computed and touches a "
+                    "computed brick (at most `inputs` per part and placement, evenly spaced by key)",
+                    0, 0});
+  strata.push_back({"skipped_other", "the other bricks of the range that are not computed (same limit)", 0, 0});
+  for (const BallStratum& st : kBallStrata) strata.push_back({st.name, st.description, 0, 0});
+  return strata;
+}
+
+}  // namespace
+
+std::vector<CalculationResult> run_bake_plan(RunContext& context) {
+  const RunSettings& s = context.settings();
+  // The brick range does not depend on the storage or the part: measured once.
+  std::vector<std::vector<RangeOutcome>> ranges;
+  for (const RangeStratum& stratum : kRangeStrata) {
+    std::vector<RangeOutcome> outcomes(s.inputs);
+    context.progress().begin(std::string(kId) + " " + stratum.name, s.inputs);
+    parallel_for(s.inputs, context.threads(), context.progress(), [&](std::size_t n) {
+      outcomes[n] = measure_range(generate_range(stratum, s.h, s.seed, n));
+    });
+    context.progress().end();
+    ranges.push_back(std::move(outcomes));
+  }
+
+  std::vector<CalculationResult> out;
+  for (Storage storage : s.storages) {
+    CalculationResult r;
+    r.storage = storage;
+    r.strata = all_strata();
+    r.decisions = make_decisions();
+    std::uint64_t floor_differs_other_h = 0;
+    for (std::size_t si = 0; si < std::size(kRangeStrata); ++si) {
+      const RangeStratum& stratum = kRangeStrata[si];
+      for (std::size_t n = 0; n < ranges[si].size(); ++n) {
+        const RangeOutcome& o = ranges[si][n];
+        const auto record = [&] { return range_record(s.seed, stratum.name, n, o.input); };
+        for (const LimitOutcome& l : o.limits) {
+          if (stratum.kind == RangeKind::other_h) {
+            floor_differs_other_h += l.core != l.exact ? 1u : 0u;
+            r.decisions[1].add(l.covers ? "covers" : "misses", "covers", l.margin_ulps, record);
+          } else {
+            r.decisions[0].add(std::to_string(l.core), std::to_string(l.exact), l.margin_ulps, record);
+          }
+        }
+        if (stratum.kind != RangeKind::other_h) {
+          const auto worst = std::max_element(o.limits.begin(), o.limits.end(), [](const auto& a, const auto& b) {
+            return std::llabs(a.core - a.exact) < std::llabs(b.core - b.exact);
+          });
+          r.error.add(index_error(*worst), record);
+        }
+      }
+      r.strata[si].count = ranges[si].size();
+    }
+    nlohmann::json table = nlohmann::json::array();
+    for (std::size_t p = 0; p < context.part_count(); ++p) {
+      if (storage == Storage::float32) run_classification<float>(context, context.part(p), r, table);
+      else run_classification<double>(context, context.part(p), r, table);
+    }
+    r.details = {{"by_part_and_placement", table},
+                 {"range_other_h_floor_differs", floor_differs_other_h},
+                 {"range_other_h_note",
+                  "at a voxel size that is not a power of two, x / h rounds, and floor(x / h / 8) differs from the "
+                  "exact floor(x / (8 h)) where x / h rounds onto a multiple of 8; the range then starts or ends one "
+                  "brick later, at a brick holding no node of the box, so range_covers_nodes is what must hold"}};
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::vector<ReplayValue> replay_bake_plan(RunContext& context, const ReplayRequest& request) {
+  const RunSettings& s = context.settings();
+  const InputRecord& in = request.input;
+  const double band_width = s.band * s.h;
+  for (const RangeStratum& stratum : kRangeStrata) {
+    if (in.generator != stratum.name) continue;
+    const RangeOutcome o = measure_range(generate_range(stratum, s.h, in.seed, in.index));
+    // One value per box limit (lo x, y, z, hi x, y, z), as the decision counts them.
+    std::vector<ReplayValue> values;
+    const bool other_h = stratum.kind == RangeKind::other_h;
+    for (const LimitOutcome& l : o.limits) {
+      if (other_h) values.push_back({kDecisionNames[1], l.covers ? "covers" : "misses", "covers"});
+      else values.push_back({kDecisionNames[0], std::to_string(l.core), std::to_string(l.exact)});
+    }
+    if (!other_h) {
+      const auto worst = std::max_element(o.limits.begin(), o.limits.end(), [](const auto& a, const auto& b) {
+        return std::llabs(a.core - a.exact) < std::llabs(b.core - b.exact);
+      });
+      const ErrorValue e = index_error(*worst);
+      values.push_back({"error", hex_float(e.result), hex_float(e.reference)});
+    }
+    return values;
+  }
+  PartSubject& part = part_named(context, in.part);
+  const auto run = [&]<class S>(const Field<S>& field, Placement where) -> std::vector<ReplayValue> {
+    if (in.generator == "skipped_border" || in.generator == "skipped_other") {
+      const PartPlan pp = plan_part(field, s, context.threads());
+      const auto bricks = evenly(in.generator == "skipped_border" ? pp.skipped.border : pp.skipped.other, s.inputs);
+      if (in.index >= bricks.size()) throw Error(ErrorCode::badarg, "replay: no skipped brick " + std::to_string(in.index));
+      const ClassOutcome o = measure_skipped(field, bricks[in.index].first, bricks[in.index].second, s.h, band_width);
+      return {{kDecisionNames[2], o.core, o.verdict.exact}};
+    }
+    for (const BallStratum& stratum : kBallStrata) {
+      if (in.generator != stratum.name) continue;
+      const Field<double>& draw_field = part.field<double>(stratum.where);
+      const Box box = part_draw_box(draw_field, part.grid<S>(stratum.where), s.h, s.band, in.part);
+      const BallInput ball = generate_ball(stratum, draw_field, box, s.h, band_width, in.seed, in.index);
+      const ClassOutcome o = measure_ball(field, ball, band_width);
+      return {{kDecisionNames[3], o.core, o.verdict.exact}};
+    }
+    (void)where;
+    throw Error(ErrorCode::badarg, "replay: bake.plan has no generator \"" + in.generator + "\"");
+  };
+  Placement where = Placement::origin;
+  for (const auto& [key, value] : in.values)
+    if (key == "placement") where = placement_named(value);
+  for (const BallStratum& stratum : kBallStrata)
+    if (in.generator == stratum.name) where = stratum.where;
+  if (request.storage == Storage::float32) return run(part.field<float>(where), where);
+  return run(part.field<double>(where), where);
+}
+
+}  // namespace distgrid::audit::runs

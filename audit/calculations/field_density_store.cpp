@@ -1,0 +1,176 @@
+// field.density_store: a density map's values as the compiled formula keeps
+// them, in float and double storage.
+//
+// Implementation under test: compile_field<S> storing each given value as S.
+// The values are read back through the probe of density_probe.hpp at the cell
+// centres of a map with unit cells (lo = 0, n a power of two), where the
+// interpolation weights are exactly 0 and 1 and the blend is 0 + 1 * d, so the
+// number read is the stored value itself. Reference: the given double, exact.
+// Error: |stored - given| in ulps of the given value with its magnitude raised
+// to 1 (the map's full scale), as a distance's ulps are raised to band h.
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "calculations.hpp"
+#include "density_probe.hpp"
+#include "distgrid/audit/input_rng.hpp"
+#include "distgrid/audit/parallel.hpp"
+#include "distgrid/audit/report.hpp"
+#include "distgrid/error.hpp"
+#include "part_inputs.hpp"
+
+namespace distgrid::audit::runs {
+
+namespace {
+
+constexpr std::string_view kId = "field.density_store";
+
+enum class Stratum { uniform, float_ties, tiny, near_one, decimal };
+
+struct StratumSpec {
+  Stratum kind;
+  const char* name;
+  const char* description;
+};
+
+constexpr StratumSpec kStrata[] = {
+    {Stratum::uniform, "uniform", "uniform in [0, 1] on the 2^-53 lattice"},
+    {Stratum::float_ties, "float_ties",
+     "exactly halfway between two adjacent floats in [2^-20, 1) (round-to-nearest-even decides), or a quarter "
+     "float ulp either side of halfway"},
+    {Stratum::tiny, "tiny", "below float's normal range, 2^-160 .. 2^-120: subnormal in float, or zero"},
+    {Stratum::near_one, "near_one", "1 - k 2^-53, k in 1 .. 2^30: rounds to 1 or just below in float"},
+    {Stratum::decimal, "decimal", "k / 1000 for k in 0 .. 1000, as a JSON file written in decimal gives them"},
+};
+
+/// Values per probe map: a 64 x 64 x 1 map.
+constexpr std::int64_t kSide = 64;
+constexpr std::size_t kRow = 64;
+constexpr std::size_t kPerMap = kRow * kRow;
+
+double generate_value(const StratumSpec& stratum, std::uint64_t seed, std::uint64_t index) {
+  InputRng rng(seed, kId, stratum.name, index);
+  switch (stratum.kind) {
+    case Stratum::uniform: return rng.unit();
+    case Stratum::float_ties: {
+      const int exponent = static_cast<int>(rng.integer(-20, -1));
+      const auto mantissa = static_cast<double>(rng.integer(1 << 23, (1 << 24) - 1));
+      const std::int64_t shift = rng.integer(-1, 1);  // a quarter ulp below, at, or above the tie
+      const double tie = std::ldexp(mantissa + 0.5 + 0.25 * static_cast<double>(shift), exponent - 23);
+      return std::min(tie, 1.0);
+    }
+    case Stratum::tiny: {
+      const int exponent = static_cast<int>(rng.integer(-160, -120));
+      return std::ldexp(1 + rng.unit(), exponent);
+    }
+    case Stratum::near_one: return 1 - static_cast<double>(rng.integer(1, std::int64_t{1} << 30)) * 0x1p-53;
+    case Stratum::decimal: return static_cast<double>(rng.integer(0, 1000)) / 1000;
+  }
+  return 0;
+}
+
+/// The probe map of a block: 64 x 64 unit cells from lo = 0 (so p / 64 * 64 is
+/// exact at every centre), the plane z = 0 inside its one z cell.
+reference::DensityMapSpec unit_cell_map() {
+  reference::DensityMapSpec map;
+  map.cells = {kSide, kSide, 1};
+  map.lo = {0, 0, -1};
+  map.hi = {static_cast<double>(kSide), static_cast<double>(kSide), 1};
+  map.v0 = 0;
+  map.v1 = 1;
+  return map;
+}
+
+/// The stored values of a block, read back through the probe.
+template <class S>
+std::vector<double> stored_values(const std::vector<double>& given) {
+  const reference::DensityMapSpec map = unit_cell_map();
+  std::vector<double> values = given;
+  values.resize(kPerMap, 0.0);  // pad a short block
+  const Field<S> probe = compile_field<S>(density_probe_spec(map, values, 2));
+  std::vector<double> out(given.size());
+  for (std::size_t n = 0; n < given.size(); ++n) {
+    const double i = static_cast<double>(n % kRow);
+    const double j = static_cast<double>(n / kRow);
+    out[n] = probe_number(probe, {i + 0.5, j + 0.5, 0.0});
+  }
+  return out;
+}
+
+ErrorValue value_error(double stored, double given) {
+  ErrorValue e;
+  e.result = stored;
+  e.reference = given;
+  e.abs = std::fabs(stored - given);  // exact: both are doubles within a factor 2, or one is tiny
+  e.ulps = error_in_ulps(e.abs, given, 1.0);
+  return e;
+}
+
+}  // namespace
+
+std::vector<CalculationResult> run_field_density_store(RunContext& context) {
+  const RunSettings& s = context.settings();
+  std::vector<std::vector<double>> given(std::size(kStrata));
+  for (std::size_t si = 0; si < std::size(kStrata); ++si)
+    for (std::size_t n = 0; n < s.inputs; ++n) given[si].push_back(generate_value(kStrata[si], s.seed, n));
+  std::vector<CalculationResult> out;
+  for (Storage storage : s.storages) {
+    CalculationResult r;
+    r.storage = storage;
+    r.error = ErrorStats(false, false);
+    nlohmann::json table = nlohmann::json::array();
+    for (std::size_t si = 0; si < std::size(kStrata); ++si) {
+      const std::size_t blocks = (s.inputs + kPerMap - 1) / kPerMap;
+      std::vector<std::vector<double>> stored(blocks);
+      context.progress().begin(std::string(kId) + " " + kStrata[si].name, blocks);
+      parallel_for(blocks, context.threads(), context.progress(), [&](std::size_t b) {
+        const auto first = given[si].begin() + static_cast<std::ptrdiff_t>(b * kPerMap);
+        const auto last = given[si].begin() + static_cast<std::ptrdiff_t>(std::min(s.inputs, (b + 1) * kPerMap));
+        const std::vector<double> block(first, last);
+        stored[b] = storage == Storage::float32 ? stored_values<float>(block) : stored_values<double>(block);
+      });
+      context.progress().end();
+      double most = 0;
+      std::size_t changed = 0;
+      for (std::size_t n = 0; n < s.inputs; ++n) {
+        const double value = stored[n / kPerMap][n % kPerMap];
+        const ErrorValue e = value_error(value, given[si][n]);
+        changed += e.abs > 0 ? 1u : 0u;
+        most = std::fmax(most, e.ulps);
+        r.error.add(e, [&] {
+          return InputRecord{s.seed, kStrata[si].name, n, "", {{"value", hex_float(given[si][n])}}};
+        });
+      }
+      r.strata.push_back({kStrata[si].name, kStrata[si].description, s.inputs, 0});
+      table.push_back({{"generator", kStrata[si].name},
+                       {"count", s.inputs},
+                       {"changed_by_storage", changed},
+                       {"max_ulps_of_full_scale", finite_or_null(most)}});
+    }
+    r.details = {{"by_generator", table},
+                 {"how_read", "through a shell of the plane z = 0 whose thickness is the map, at the cell centres of "
+                              "unit cells, where the interpolation and the blend are exact"}};
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::vector<ReplayValue> replay_field_density_store(RunContext& context, const ReplayRequest& request) {
+  const InputRecord& in = request.input;
+  (void)context;
+  for (const StratumSpec& stratum : kStrata) {
+    if (in.generator != stratum.name) continue;
+    const double given = generate_value(stratum, in.seed, in.index);
+    const double stored =
+        (request.storage == Storage::float32 ? stored_values<float>({given}) : stored_values<double>({given}))[0];
+    return {{"error", hex_float(stored), hex_float(given)}};
+  }
+  throw Error(ErrorCode::badarg, "replay: field.density_store has no generator \"" + in.generator + "\"");
+}
+
+}  // namespace distgrid::audit::runs

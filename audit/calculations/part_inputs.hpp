@@ -1,0 +1,91 @@
+#pragma once
+// Shared by the calculations that draw points around a default part: the box
+// points are drawn from, rejection draws on the formula's value, hex-float
+// records, the error of a distance in h and in ulps of band h, and finding a
+// part again when a recorded input is replayed.
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <string>
+
+#include "distgrid/audit/error_stats.hpp"
+#include "distgrid/audit/high_precision.hpp"
+#include "distgrid/audit/input_rng.hpp"
+#include "distgrid/audit/run.hpp"
+#include "distgrid/box.hpp"
+#include "distgrid/error.hpp"
+#include "distgrid/field.hpp"
+
+namespace distgrid::audit::runs {
+
+using Point = std::array<double, 3>;
+
+/// The part's formula box widened by (band + 1) h, or, for a formula without a
+/// finite box, the world box of its stored bricks. Throws Error(nobox) with neither.
+template <class S>
+Box part_draw_box(const Field<double>& field, const Grid<S>& grid, double h, double band, const std::string& name) {
+  const Box bounds = field.bounds();
+  if (bounds.finite() && !bounds.empty()) {
+    Box box = bounds;
+    for (std::size_t a = 0; a < 3; ++a) {
+      box.lo[a] -= (band + 1) * h;
+      box.hi[a] += (band + 1) * h;
+    }
+    return box;
+  }
+  if (auto world = grid.world_box()) return *world;
+  throw Error(ErrorCode::nobox, "part " + name + " has no finite box and no stored bricks to draw points in");
+}
+
+inline Point draw_point(InputRng& rng, const Box& box) {
+  Point p;
+  for (std::size_t a = 0; a < 3; ++a) p[a] = rng.uniform(box.lo[a], box.hi[a]);
+  return p;
+}
+
+/// A box point where accept(f(p)) holds (f in double), from up to `tries`
+/// draws; when none does, the last draw, and `fallback` is set.
+template <class Accept>
+Point draw_where(InputRng& rng, const Field<double>& field, const Box& box, int tries, bool& fallback,
+                 Accept&& accept) {
+  Point p{};
+  for (int t = 0; t < tries; ++t) {
+    p = draw_point(rng, box);
+    if (accept(field.eval<double>(p[0], p[1], p[2]))) return p;
+  }
+  fallback = true;
+  return p;
+}
+
+inline double nearest_multiple(double x, double step) { return std::nearbyint(x / step) * step; }
+
+/// |result - reference| of a distance: in h, and in ulps of the reference with
+/// its magnitude raised to `floor` (band h for distances, as grid.sample does).
+inline ErrorValue distance_error(const HighPrecision& result, const HighPrecision& reference, double h,
+                                 double floor) {
+  ErrorValue e;
+  e.abs = to_double(abs(result - reference));
+  e.h = e.abs / h;
+  e.result = to_double(result);
+  e.reference = to_double(reference);
+  e.ulps = error_in_ulps(e.abs, e.reference, floor);
+  return e;
+}
+
+/// The run's part of this name; Error(badarg) when the run has none (replay).
+inline PartSubject& part_named(RunContext& context, const std::string& name) {
+  for (std::size_t n = 0; n < context.part_count(); ++n)
+    if (context.part(n).part().name == name) return context.part(n);
+  throw Error(ErrorCode::badarg, "replay: the run has no part named \"" + name + "\"");
+}
+
+/// Placement from a recorded name ("origin" or "far"); Error(badarg) otherwise.
+inline Placement placement_named(const std::string& name) {
+  if (name == "origin") return Placement::origin;
+  if (name == "far") return Placement::far;
+  throw Error(ErrorCode::badarg, "replay: unknown placement \"" + name + "\"");
+}
+
+inline const char* placement_name(Placement where) { return where == Placement::origin ? "origin" : "far"; }
+
+}  // namespace distgrid::audit::runs
