@@ -286,6 +286,8 @@ const std::vector<BadInput>& catalogue() {
       {"report_not_json", "r.json", "{\"schema\": ", Tool::audit, "gate {in}", 1, "badfile", {"not valid JSON at byte 12"}},
       {"report_wrong_schema", "r.json", R"({"schema": "something-else/7", "calculations": []})", Tool::audit,
        "gate {in}", 1, "badfile", {"schema"}},
+      {"report_schema_not_a_string", "r.json", R"({"schema": 3.5, "calculations": []})", Tool::audit, "gate {in}", 1,
+       "badfile", {"not a distgrid-audit-report/1 report"}},
       {"report_nesting_bomb", "r.json", std::string(100000, '{'), Tool::audit, "gate {in}", 1, "badfile",
        {"byte 512", "nested deeper"}},
       {"report_missing_file", "", "", Tool::audit, "gate {dir}/absent.json", 1, "badfile", {"absent.json"}},

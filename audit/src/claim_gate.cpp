@@ -29,12 +29,16 @@ std::vector<ClaimGate> load_claim_gates(const std::string& path) {
 std::vector<GateFailure> check_claims(const json& report, const std::vector<ClaimGate>& gates) {
   std::vector<GateFailure> failures;
   if (!report.contains("claims") || !report["claims"].is_array()) return failures;
-  for (const ClaimGate& gate : gates)
-    for (const json& claim : report["claims"]) {
-      if (claim.value("id", "") != gate.id || claim.value("verdict", "") != "refuted") continue;
-      failures.push_back({gate.id, "claim",
-                          "verdict refuted, recorded verified (" + gate.why + "): " + claim.value("evidence", ""), ""});
-    }
+  try {
+    for (const ClaimGate& gate : gates)
+      for (const json& claim : report["claims"]) {
+        if (!claim.is_object() || claim.value("id", "") != gate.id || claim.value("verdict", "") != "refuted") continue;
+        failures.push_back({gate.id, "claim",
+                            "verdict refuted, recorded verified (" + gate.why + "): " + claim.value("evidence", ""), ""});
+      }
+  } catch (const json::exception& e) {  // a claim member of the wrong type
+    throw Error(ErrorCode::badfile, std::string("claims of the report are malformed: ") + e.what());
+  }
   return failures;
 }
 

@@ -174,9 +174,12 @@ std::string junit_xml(const json& report, const std::vector<GateFailure>& failur
          "</testsuite>\n</testsuites>\n";
 }
 
-std::vector<GateFailure> check_report(const json& report, const std::vector<Budget>& budgets) {
-  if (!report.is_object() || report.value("schema", "") != kReportSchema || !report.contains("calculations") ||
-      !report["calculations"].is_array())
+namespace {
+
+std::vector<GateFailure> check_report_entries(const json& report, const std::vector<Budget>& budgets) {
+  const json* schema = report.is_object() && report.contains("schema") ? &report["schema"] : nullptr;
+  if (!schema || !schema->is_string() || schema->get<std::string>() != kReportSchema ||
+      !report.contains("calculations") || !report["calculations"].is_array())
     throw Error(ErrorCode::badfile, std::string("not a ") + kReportSchema + " report");
   std::vector<GateFailure> failures;
   for (const json& entry : report["calculations"]) {
@@ -192,6 +195,16 @@ std::vector<GateFailure> check_report(const json& report, const std::vector<Budg
     }
   }
   return failures;
+}
+
+}  // namespace
+
+std::vector<GateFailure> check_report(const json& report, const std::vector<Budget>& budgets) {
+  try {
+    return check_report_entries(report, budgets);
+  } catch (const json::exception& e) {  // a member of the wrong type (found by fuzzing)
+    throw Error(ErrorCode::badfile, std::string("not a valid ") + kReportSchema + " report: " + e.what());
+  }
 }
 
 }  // namespace distgrid::audit

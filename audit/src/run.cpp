@@ -325,11 +325,12 @@ nlohmann::json run_audit(const RunSettings& settings, Progress& progress) {
     refinement = run_refinement(
         context, settings.h_series.size() > 1 ? settings.h_series : default_refinement_series(quick), quick);
   nlohmann::json claims_section;
+  bool claims_pass = true;
   if (any_claim) {
     ClaimContext claim_context{context, refinement, quick};
     claims_section = run_claims(claim_context);
     const nlohmann::json partial = {{"claims", claims_section}};
-    all_pass = all_pass && check_claims(partial, load_claim_gates(settings.budgets_path)).empty();
+    claims_pass = check_claims(partial, load_claim_gates(settings.budgets_path)).empty();
   }
 
   nlohmann::json comparison_section;
@@ -353,7 +354,7 @@ nlohmann::json run_audit(const RunSettings& settings, Progress& progress) {
                            {"settings", settings_section},
                            {"calculations", entries},
                            {"findings", findings_json(entries)},
-                           {"gate", {{"budgets", budgets_name}, {"status", gate_status(entries)}}},
+                           {"gate", {{"budgets", budgets_name}, {"status", claims_pass ? gate_status(entries) : "fail"}}},
                            {"run_seconds", seconds}};
   if (any_claim) report["claims"] = claims_section;
   if (refinement.ran) report["refinement"] = refinement_json(refinement);
