@@ -25,16 +25,15 @@ namespace fs = std::filesystem;
 
 // --- input builders ------------------------------------------------------------
 
-void put_u32(std::string& out, std::uint32_t v) {
-  char b[4];
-  std::memcpy(b, &v, 4);
-  out.append(b, 4);
+/// Appends the value's bytes (little-endian on the hosts .dgrid supports).
+template <class T>
+void put(std::string& out, T value) {
+  char bytes[sizeof(T)];
+  std::memcpy(bytes, &value, sizeof(T));
+  out.append(bytes, sizeof(T));
 }
-void put_f32(std::string& out, float v) {
-  char b[4];
-  std::memcpy(b, &v, 4);
-  out.append(b, 4);
-}
+void put_u32(std::string& out, std::uint32_t v) { put(out, v); }
+void put_f32(std::string& out, float v) { put(out, v); }
 
 using Triangle = std::array<std::array<float, 3>, 3>;
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
@@ -106,16 +105,8 @@ struct BadInput {
 
 std::string bytes_with_nul(const std::string& text) { return text + std::string(1, '\0') + "tail"; }
 
-void put_u64(std::string& out, std::uint64_t v) {
-  char b[8];
-  std::memcpy(b, &v, 8);
-  out.append(b, 8);
-}
-void put_f64(std::string& out, double v) {
-  char b[8];
-  std::memcpy(b, &v, 8);
-  out.append(b, 8);
-}
+void put_u64(std::string& out, std::uint64_t v) { put(out, v); }
+void put_f64(std::string& out, double v) { put(out, v); }
 
 /// What a .dgrid file (version 1, see core/src/grid_io.cpp) holds, to write it with faults.
 struct DgridContent {
