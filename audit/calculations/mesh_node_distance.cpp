@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "calculations.hpp"
+#include "part_inputs.hpp"
 #include "distgrid/audit/parallel.hpp"
 #include "distgrid/audit/reference/mesh.hpp"
 #include "distgrid/audit/reference/stored_nodes.hpp"
@@ -171,16 +172,6 @@ struct Outcome {
   double margin_ulps = 0;
   std::size_t candidates = 0;
 };
-
-ErrorValue distance_error(const HighPrecision& result, const HighPrecision& reference, double h, double band_width) {
-  ErrorValue e;
-  e.abs = to_double(abs(result - reference));
-  e.h = e.abs / h;
-  e.result = to_double(result);
-  e.reference = to_double(reference);
-  e.ulps = error_in_ulps(e.abs, e.reference, band_width);
-  return e;
-}
 
 const char* sign_text(double v) { return v < 0 ? "inside" : (v > 0 ? "outside" : "surface"); }
 
