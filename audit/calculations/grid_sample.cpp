@@ -14,6 +14,7 @@
 #include <string>
 
 #include "calculations.hpp"
+#include "part_inputs.hpp"
 #include "distgrid/audit/high_precision.hpp"
 #include "distgrid/audit/input_rng.hpp"
 #include "distgrid/audit/parallel.hpp"
@@ -28,7 +29,6 @@ namespace distgrid::audit::runs {
 namespace {
 
 constexpr std::string_view kId = "grid.sample";
-using Point = std::array<double, 3>;
 
 enum class Stratum { uniform, band, node, brick_face, brick_corner, band_edge, far, beyond_range };
 
@@ -69,12 +69,6 @@ struct DrawContext {
   std::uint64_t seed;
 };
 
-Point draw_point(InputRng& rng, const Box& box) {
-  Point p;
-  for (std::size_t a = 0; a < 3; ++a) p[a] = rng.uniform(box.lo[a], box.hi[a]);
-  return p;
-}
-
 /// A box point where accept(f(p)) holds, from up to `tries` draws; when none
 /// does, the last draw, and `fallback` is set.
 template <class Accept>
@@ -87,8 +81,6 @@ Point draw_where(InputRng& rng, const DrawContext& c, int tries, bool& fallback,
   fallback = true;
   return p;
 }
-
-double nearest_multiple(double x, double step) { return std::nearbyint(x / step) * step; }
 
 /// Input generator: the index-th point of a stratum.
 Point generate_input(const StratumSpec& stratum, const DrawContext& c, std::uint64_t index, bool& fallback) {
@@ -135,17 +127,6 @@ Point generate_input(const StratumSpec& stratum, const DrawContext& c, std::uint
 template <class S>
 double implementation(const Grid<S>& grid, const Point& p) {
   return grid.sample(p[0], p[1], p[2]);
-}
-
-ErrorValue distance_error(const HighPrecision& result, const HighPrecision& reference, double h,
-                          double band_width) {
-  ErrorValue e;
-  e.abs = to_double(abs(result - reference));
-  e.h = e.abs / h;
-  e.result = to_double(result);
-  e.reference = to_double(reference);
-  e.ulps = error_in_ulps(e.abs, e.reference, band_width);
-  return e;
 }
 
 /// One placement of one part: the exact formula and, per storage, the grid and
