@@ -1,5 +1,6 @@
 #include "distgrid/mesh_parts.hpp"
 
+#include <array>
 #include <cmath>
 #include <numbers>
 #include <unordered_map>
@@ -71,11 +72,14 @@ TriangleMesh triangulated_torus(double major, double minor, int around, int acro
 double polyhedral_volume(const TriangleMesh& mesh) {
   long double sum = 0;
   for (const auto& t : mesh.triangles) {
-    const Vec3 &a = mesh.positions[t[0]], &b = mesh.positions[t[1]], &c = mesh.positions[t[2]];
-    const long double bc0 = static_cast<long double>(b[1]) * c[2] - static_cast<long double>(b[2]) * c[1];
-    const long double bc1 = static_cast<long double>(b[2]) * c[0] - static_cast<long double>(b[0]) * c[2];
-    const long double bc2 = static_cast<long double>(b[0]) * c[1] - static_cast<long double>(b[1]) * c[0];
-    sum += a[0] * bc0 + a[1] * bc1 + a[2] * bc2;
+    // Each coordinate widened once, so every product below is a long double product.
+    std::array<std::array<long double, 3>, 3> p{};
+    for (std::size_t corner = 0; corner < 3; ++corner)
+      for (std::size_t axis = 0; axis < 3; ++axis)
+        p[corner][axis] = static_cast<long double>(mesh.positions[t[corner]][axis]);
+    const auto &a = p[0], &b = p[1], &c = p[2];
+    sum += a[0] * (b[1] * c[2] - b[2] * c[1]) + a[1] * (b[2] * c[0] - b[0] * c[2]) +
+           a[2] * (b[0] * c[1] - b[1] * c[0]);
   }
   return static_cast<double>(sum / 6);
 }
