@@ -23,8 +23,10 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -171,25 +173,32 @@ std::uint32_t add_cell_vertices(const Block& block, std::ptrdiff_t n, const Coor
   return first;
 }
 
-/// The pieces of the cell at block node n as the manifold mode reads them. With the
-/// plain face rule (inside corners of an ambiguous face separated), a cell whose
-/// inside corners on that face are joined through its own interior has one piece
-/// touching the face twice; if the neighbour across the face does too, the two
-/// pieces' vertices would be joined by four quads (a tube through the face that one
-/// vertex per piece cannot form). Such a face is read the other way, joining its
-/// inside corners; both cells decide from the same values, so they agree.
-const CellCase& manifold_case(const Block& block, std::ptrdiff_t n, unsigned pattern,
-                              const std::array<std::ptrdiff_t, 8>& steps) {
+/// The pieces of a cell (inside pattern `pattern`) as the manifold mode reads them;
+/// pattern_across(f) is the pattern of the neighbour cell across face f (-x, +x, -y,
+/// +y, -z, +z). With the plain face rule (inside corners of an ambiguous face
+/// separated), a cell whose inside corners on that face are joined through its own
+/// interior has one piece touching the face twice; if the neighbour across the face
+/// does too, the two pieces' vertices would be joined by four quads (a tube through
+/// the face that one vertex per piece cannot form). Such a face is read the other
+/// way, joining its inside corners; both cells decide from the same signs, so they agree.
+template <class PatternAcross>
+const CellCase& manifold_case(unsigned pattern, PatternAcross&& pattern_across) {
   const unsigned candidates = detail::kJoinedInsideDiagonals[pattern];
   if (candidates == 0) return kCellCases[pattern];
   unsigned join = 0;
   for (int f = 0; f < 6; ++f) {
     if (((candidates >> f) & 1u) == 0) continue;
-    const std::ptrdiff_t neighbour = n + ((f & 1) ? 1 : -1) * block.step(f / 2);
-    const unsigned other = cell_pattern(block, neighbour, steps);
-    if ((detail::kJoinedInsideDiagonals[other] >> (f ^ 1)) & 1u) join |= 1u << f;
+    if ((detail::kJoinedInsideDiagonals[pattern_across(f)] >> (f ^ 1)) & 1u) join |= 1u << f;
   }
   return join == 0 ? kCellCases[pattern] : detail::cell_case_joined(pattern, join);
+}
+
+/// manifold_case for the cell whose lowest corner is block node n.
+const CellCase& manifold_case(const Block& block, std::ptrdiff_t n, unsigned pattern,
+                              const std::array<std::ptrdiff_t, 8>& steps) {
+  return manifold_case(pattern, [&](int f) {
+    return cell_pattern(block, n + ((f & 1) ? 1 : -1) * block.step(f / 2), steps);
+  });
 }
 
 /// Marching cubes: the vertex where the grid edge from node n along `axis` crosses
@@ -261,29 +270,78 @@ struct SignSets {
   std::array<std::uint8_t, 3> low_face{};
 };
 
+/// Inside flags of a brick's 64 node rows: bit x of byte y + 8 z is set when node
+/// (x, y, z) is inside.
+using RowBits = std::array<std::uint8_t, 64>;
+constexpr RowBits kAllOutsideRows{};
+constexpr RowBits kAllInsideRows = [] {
+  RowBits rows{};
+  for (auto& row : rows) row = 0xff;
+  return rows;
+}();
+
+/// Bit x set when flags[x] (each 0 or 1) is 1: one multiply moves bit 8x of the
+/// little-endian word to bit 56 + x, with no carries into the top byte.
+std::uint8_t pack_flags(const std::uint8_t* flags) noexcept {
+  static_assert(std::endian::native == std::endian::little, "pack_flags reads eight flags as a little-endian word");
+  std::uint64_t word = 0;
+  std::memcpy(&word, flags, sizeof word);
+  return static_cast<std::uint8_t>((word * 0x0102040810204080ULL) >> 56);
+}
+
+/// Bit x set when local cell x (corners at block bits x + 1 and x + 2) of a row of
+/// cells changes sign, from the inside bits of its four node rows.
+std::uint8_t mixed_cells(unsigned r00, unsigned r10, unsigned r01, unsigned r11) noexcept {
+  const unsigned any = r00 | r10 | r01 | r11, all = r00 & r10 & r01 & r11;
+  const unsigned some_inside = (any | (any >> 1)) >> 1, all_inside = (all & (all >> 1)) >> 1;
+  return static_cast<std::uint8_t>(some_inside & ~all_inside & 0xffu);
+}
+
+/// Calls visit(x) for each set bit x of bits, lowest first.
+template <class Visit>
+void for_each_bit(unsigned bits, Visit&& visit) {
+  while (bits != 0) {
+    visit(std::countr_zero(bits));
+    bits &= bits - 1;
+  }
+}
+
 template <class S>
 class BrickMesher {
  public:
   BrickMesher(const Grid<S>& grid, const ContourOptions& options) : grid_(grid), options_(options) {
     block_.resize({12, 12, 12});
     steps_ = corner_steps(block_);
-    const auto& keys = grid.stored_keys();
-    stored_signs_.resize(keys.size());
-    for (std::size_t slot = 0; slot < keys.size(); ++slot) {
+    const std::size_t count = grid.stored_keys().size();
+    stored_rows_.resize(count);
+    stored_signs_.resize(count);
+    std::array<std::uint8_t, kBrickNodes> flags{};
+    for (std::size_t slot = 0; slot < count; ++slot) {
       const S* values = grid.brick_values(slot);
-      SignSets& signs = stored_signs_[slot];
-      // Count inside nodes (branch-free, so it vectorises); faces from their rows.
-      int inside_all = 0, inside_x0 = 0, inside_y0 = 0, inside_z0 = 0;
-      for (int n = 0; n < kBrickNodes; ++n) inside_all += values[n] < 0;
-      for (int n = 0; n < kBrickNodes; n += 8) inside_x0 += values[n] < 0;
-      for (int z = 0; z < 8; ++z)
-        for (int x = 0; x < 8; ++x) inside_y0 += values[64 * z + x] < 0;
-      for (int n = 0; n < 64; ++n) inside_z0 += values[n] < 0;
-      const auto sets = [](int inside_count, int total) {
-        return static_cast<std::uint8_t>((inside_count > 0 ? kHasInside : 0) | (inside_count < total ? kHasOutside : 0));
+      // Flags first (branch-free, so it vectorises), then eight at a time into bits.
+      for (int n = 0; n < kBrickNodes; ++n) flags[static_cast<std::size_t>(n)] = values[n] < 0 ? 1 : 0;
+      RowBits& rows = stored_rows_[slot];
+      for (std::size_t row = 0; row < 64; ++row) rows[row] = pack_flags(flags.data() + 8 * row);
+      // Any and all of the inside bits over the brick and its faces x = 0, y = 0, z = 0.
+      unsigned any = 0, all = 0xff, any_x0 = 0, all_x0 = 1, any_y0 = 0, all_y0 = 0xff, any_z0 = 0, all_z0 = 0xff;
+      for (std::size_t row = 0; row < 64; ++row) {
+        any |= rows[row];
+        all &= rows[row];
+        any_x0 |= rows[row] & 1u;
+        all_x0 &= rows[row];
+        if (row % 8 == 0) {
+          any_y0 |= rows[row];
+          all_y0 &= rows[row];
+        }
+        if (row < 8) {
+          any_z0 |= rows[row];
+          all_z0 &= rows[row];
+        }
+      }
+      const auto sets = [](unsigned some, unsigned every, unsigned full) {
+        return static_cast<std::uint8_t>((some != 0 ? kHasInside : 0) | (every != full ? kHasOutside : 0));
       };
-      signs.all = sets(inside_all, kBrickNodes);
-      signs.low_face = {sets(inside_x0, 64), sets(inside_y0, 64), sets(inside_z0, 64)};
+      stored_signs_[slot] = {sets(any, all, 0xff), {sets(any_x0, all_x0, 1), sets(any_y0, all_y0, 0xff), sets(any_z0, all_z0, 0xff)}};
     }
     build_lookup();
   }
@@ -346,35 +404,36 @@ class BrickMesher {
   static constexpr int kTable = 9;                   // local cells or edge starts 0..8
 
   struct Source {
-    const S* values = nullptr;
+    const S* values = nullptr;  // null: every node reads fill
     double fill = 0;
     SignSets signs;
+    const RowBits* rows = &kAllOutsideRows;
   };
   Source source(const Coord& b) const {
     constexpr SignSets outside{kHasOutside, {kHasOutside, kHasOutside, kHasOutside}};
     constexpr SignSets inside{kHasInside, {kHasInside, kHasInside, kHasInside}};
+    const Source absent{nullptr, grid_.band_width(), outside, &kAllOutsideRows};
+    const auto stored = [&](std::size_t slot) {
+      return Source{grid_.brick_values(slot), 0, stored_signs_[slot], &stored_rows_[slot]};
+    };
     if (!lookup_.empty()) {
       std::size_t at = 0;
       for (std::size_t a = 3; a-- > 0;) {
         const std::int64_t offset = b[a] - lookup_lo_[a];
-        if (offset < 0 || offset >= lookup_size_[a]) return {nullptr, grid_.band_width(), outside};
+        if (offset < 0 || offset >= lookup_size_[a]) return absent;
         at = at * static_cast<std::size_t>(lookup_size_[a]) + static_cast<std::size_t>(offset);
       }
       const std::int32_t slot = lookup_[at];
-      if (slot >= 0)
-        return {grid_.brick_values(static_cast<std::size_t>(slot)), 0, stored_signs_[static_cast<std::size_t>(slot)]};
-      if (slot == kInsideBrick) return {nullptr, -grid_.band_width(), inside};
-      return {nullptr, grid_.band_width(), outside};
+      if (slot >= 0) return stored(static_cast<std::size_t>(slot));
+      if (slot == kInsideBrick) return {nullptr, -grid_.band_width(), inside, &kAllInsideRows};
+      return absent;
     }
     for (std::int64_t c : b)
-      if (!brick_coord_in_range(c)) return {nullptr, grid_.band_width(), outside};
+      if (!brick_coord_in_range(c)) return absent;
     const std::int64_t key = brick_key(b[0], b[1], b[2]);
-    if (const S* values = grid_.find_brick(key)) {
-      const auto slot = static_cast<std::size_t>(values - grid_.brick_values(0)) / kBrickNodes;
-      return {values, 0, stored_signs_[slot]};
-    }
-    if (grid_.is_inside(key)) return {nullptr, -grid_.band_width(), inside};
-    return {nullptr, grid_.band_width(), outside};
+    if (const S* values = grid_.find_brick(key)) return stored(static_cast<std::size_t>(values - grid_.brick_values(0)) / kBrickNodes);
+    if (grid_.is_inside(key)) return {nullptr, -grid_.band_width(), inside, &kAllInsideRows};
+    return absent;
   }
 
   /// Cell bricks whose cells' corners (local 0..8: the brick and the lowest node
@@ -398,6 +457,12 @@ class BrickMesher {
       for (std::int64_t x = lookup_lo_[0] + lookup_size_[0] - 1; x >= lookup_lo_[0] - 1; --x)
         for (std::int64_t y = lookup_lo_[1] + lookup_size_[1] - 1; y >= lookup_lo_[1] - 1; --y)
           for (std::int64_t z = lookup_lo_[2] + lookup_size_[2] - 1; z >= lookup_lo_[2] - 1; --z) keep_if_mixed({x, y, z});
+      // Positions of the kept bricks over that box (one more on each axis below), so
+      // a brick finds those above it without a search.
+      for (std::size_t a = 0; a < 3; ++a) position_size_[a] = lookup_size_[a] + 1;
+      position_grid_.assign(static_cast<std::size_t>(position_size_[0] * position_size_[1] * position_size_[2]), -1);
+      for (std::size_t at = 0; at < cell_bricks_.size(); ++at)
+        position_grid_[position_grid_index(cell_bricks_[at])] = static_cast<std::int32_t>(at);
       return;
     }
     std::vector<Coord> candidates;
@@ -420,6 +485,14 @@ class BrickMesher {
     for (const Coord& c : candidates) keep_if_mixed(c);
   }
 
+  /// Index in position_grid_ of a cell brick within the lookup box, one lower on each axis.
+  std::size_t position_grid_index(const Coord& c) const {
+    std::size_t at = 0;
+    for (std::size_t a = 3; a-- > 0;)
+      at = at * static_cast<std::size_t>(position_size_[a]) + static_cast<std::size_t>(c[a] - (lookup_lo_[a] - 1));
+    return at;
+  }
+
   /// Starts loading the values of the 27 bricks the gather of cell brick c reads: a
   /// hint that overlaps memory latency with the work on the brick before; no effect
   /// on results.
@@ -432,8 +505,10 @@ class BrickMesher {
     }
   }
 
-  /// Node values of local -1..10 around cell brick c into block_ (10: the manifold
-  /// mode reads the neighbours of cells at local 8).
+  /// Inside bits of block rows at local -1..10 around cell brick c (row_bits_), which
+  /// own cells change sign (mixed_), and the node values (block_) of the rows those
+  /// cells' vertices read; the other rows of block_ keep stale values and are never
+  /// read. Local 9 and 10 serve the manifold mode's look at the neighbours of cells at 8.
   void gather(const Coord& c) {
     for (std::size_t a = 0; a < 3; ++a) block_.origin[a] = c[a] * 8 - 1;
     // Block row (y, z) at local -1..10 takes node 7 of the brick below on x, nodes
@@ -460,6 +535,29 @@ class BrickMesher {
       for (int y = 0; y < 12; ++y) {
         int node_y = 0;
         const int dy = brick_part(y, node_y);
+        const auto row = static_cast<std::size_t>(node_y + 8 * node_z);
+        const Source* src = &sources[static_cast<std::size_t>(3 * dy + 9 * dz)];
+        row_bits_[static_cast<std::size_t>(y + 12 * z)] = static_cast<std::uint16_t>(
+            ((*src[0].rows)[row] >> 7) | ((*src[1].rows)[row] << 1) | (((*src[2].rows)[row] & 7u) << 9));
+      }
+    }
+    // A cell's vertex reads its corners and their neighbours: block rows y..y+3 and
+    // z..z+3 for own cell row (y, z). Bit y of needed[z]: block row (y, z) is read.
+    std::array<unsigned, 12> needed{};
+    for (int z = 0; z < 8; ++z)
+      for (int y = 0; y < 8; ++y) {
+        const std::uint8_t mixed = mixed_cells(block_row(y + 1, z + 1), block_row(y + 2, z + 1),
+                                               block_row(y + 1, z + 2), block_row(y + 2, z + 2));
+        mixed_[static_cast<std::size_t>(y + 8 * z)] = mixed;
+        if (mixed == 0) continue;
+        for (int dz = 0; dz < 4; ++dz) needed[static_cast<std::size_t>(z + dz)] |= 0xfu << y;
+      }
+    for (int z = 0; z < 12; ++z) {
+      int node_z = 0;
+      const int dz = brick_part(z, node_z);
+      for_each_bit(needed[static_cast<std::size_t>(z)], [&](int y) {
+        int node_y = 0;
+        const int dy = brick_part(y, node_y);
         double* row = block_.values.data() + block_.at(0, y, z);
         const int row_offset = 8 * node_y + 64 * node_z;
         const Source* src = &sources[static_cast<std::size_t>(3 * dy + 9 * dz)];
@@ -474,32 +572,36 @@ class BrickMesher {
         } else {
           for (int x = 0; x < 3; ++x) row[9 + x] = src[2].fill;
         }
-      }
+      });
     }
-    block_.finish_flags();
-    // Signs along each node row at local 0..8 (block 1..9), so rows of cells or
-    // edges without a sign change are passed over whole.
-    for (int z = 0; z < 12; ++z)
-      for (int y = 0; y < 12; ++y) {
-        const std::uint8_t* flags = block_.inside.data() + block_.at(1, y, z);
-        int inside_count = 0;
-        for (int x = 0; x < 9; ++x) inside_count += flags[x];
-        row_signs_[static_cast<std::size_t>(y + 12 * z)] =
-            static_cast<std::uint8_t>((inside_count > 0 ? kHasInside : 0) | (inside_count < 9 ? kHasOutside : 0));
-      }
   }
 
-  /// Signs along the node row at local (y, z), x = 0..8.
-  std::uint8_t row_signs(int y, int z) const { return row_signs_[static_cast<std::size_t>(y + 1 + 12 * (z + 1))]; }
-  /// True when the cells of local row (y, z) may change sign.
-  bool cell_row_mixed(int y, int z) const {
-    return (row_signs(y, z) | row_signs(y + 1, z) | row_signs(y, z + 1) | row_signs(y + 1, z + 1)) ==
-           (kHasInside | kHasOutside);
+  /// Inside bits of block row (y, z), bit x for block x (local x - 1).
+  unsigned block_row(int y, int z) const { return row_bits_[static_cast<std::size_t>(y + 12 * z)]; }
+
+  /// Inside pattern of the cell at local (x, y, z), each in -1..9.
+  unsigned pattern_at(int x, int y, int z) const {
+    const auto pair = [&](int dy, int dz) { return (block_row(y + 1 + dy, z + 1 + dz) >> (x + 1)) & 3u; };
+    return pair(0, 0) | (pair(1, 0) << 2) | (pair(0, 1) << 4) | (pair(1, 1) << 6);
+  }
+
+  /// manifold_case of the cell at local (x, y, z), each in 0..8.
+  const CellCase& manifold_case_at(int x, int y, int z, unsigned pattern) const {
+    return manifold_case(pattern, [&](int f) {
+      std::array<int, 3> q{x, y, z};
+      q[static_cast<std::size_t>(f / 2)] += (f & 1) ? 1 : -1;
+      return pattern_at(q[0], q[1], q[2]);
+    });
   }
 
   /// Position in cell_bricks_ of the brick at c + offset, or -1 when it was skipped.
   std::ptrdiff_t position_of(const Coord& c, int dx, int dy, int dz) const {
     const Coord want{c[0] + dx, c[1] + dy, c[2] + dz};
+    if (!position_grid_.empty()) {
+      for (std::size_t a = 0; a < 3; ++a)
+        if (want[a] - (lookup_lo_[a] - 1) >= position_size_[a]) return -1;
+      return position_grid_[position_grid_index(want)];
+    }
     const auto it = std::lower_bound(cell_bricks_.begin(), cell_bricks_.end(), want, std::greater<>());
     if (it == cell_bricks_.end() || *it != want) return -1;
     return it - cell_bricks_.begin();
@@ -547,18 +649,13 @@ class BrickMesher {
   }
 
   /// Calls visit(x, y, z, n, pattern) for each of the brick's own cells whose
-  /// corners change sign (cell local x, y, z; n its first corner in the block).
+  /// corners change sign, in z, y, x order (cell local x, y, z; n its first corner in the block).
   template <class Visit>
   void for_each_mixed_cell(Visit&& visit) {
     for (int z = 0; z < 8; ++z)
-      for (int y = 0; y < 8; ++y) {
-        if (!cell_row_mixed(y, z)) continue;
-        for (int x = 0; x < 8; ++x) {
-          const std::ptrdiff_t n = block_.at(x + 1, y + 1, z + 1);
-          const unsigned pattern = cell_pattern(block_, n, steps_);
-          if (pattern != 0 && pattern != 255) visit(x, y, z, n, pattern);
-        }
-      }
+      for (int y = 0; y < 8; ++y)
+        for_each_bit(mixed_[static_cast<std::size_t>(y + 8 * z)],
+                     [&](int x) { visit(x, y, z, block_.at(x + 1, y + 1, z + 1), pattern_at(x, y, z)); });
   }
 
   void surface_nets_brick(std::size_t at) {
@@ -567,7 +664,7 @@ class BrickMesher {
     table_.resize(729);
     // Vertices of own cells (block local = cell local + 1).
     for_each_mixed_cell([&](int x, int y, int z, std::ptrdiff_t n, unsigned pattern) {
-      const CellCase& cell = split ? manifold_case(block_, n, pattern, steps_) : kCellCases[pattern];
+      const CellCase& cell = split ? manifold_case_at(x, y, z, pattern) : kCellCases[pattern];
       if (cell.loop_count > 1) ++out_.result.split_cells;
       const Coord global{c[0] * 8 + x, c[1] * 8 + y, c[2] * 8 + z};
       table_[table_index(x, y, z)] = add_cell_vertices(block_, n, global, cell, split, grid_.h(), steps_, out_);
@@ -575,39 +672,33 @@ class BrickMesher {
     save_shell(at, 1, table_);
     fill_from_above(at, 1, table_);
     // Quads of owned edges: start at 0..7 along the axis, 1..8 on the other two.
-    const std::uint8_t* inside = block_.inside.data();
     for (int axis = 0; axis < 3; ++axis) {
       const int u = (axis + 1) % 3, v = (axis + 2) % 3;
-      const std::ptrdiff_t step = block_.step(axis);
       std::array<int, 3> lo{1, 1, 1}, hi{8, 8, 8};
       lo[static_cast<std::size_t>(axis)] = 0;
       hi[static_cast<std::size_t>(axis)] = 7;
+      // Local x of the row's edges, as bits of a row's inside bits shifted down by one.
+      const unsigned x_range = axis == 0 ? 0xffu : 0x1feu;
       for (int z = lo[2]; z <= hi[2]; ++z)
         for (int y = lo[1]; y <= hi[1]; ++y) {
           // The edges of this row join node rows (y, z) and the next one on the axis.
-          const std::uint8_t signs =
-              row_signs(y, z) | row_signs(y + (axis == 1 ? 1 : 0), z + (axis == 2 ? 1 : 0));
-          if (signs != (kHasInside | kHasOutside)) continue;
-          const std::ptrdiff_t row = block_.at(1, y + 1, z + 1);
-          for (int x = lo[0]; x <= hi[0]; ++x) {
-            const std::ptrdiff_t n = row + x;
-            const std::uint8_t here = inside[n];
-            if (here == inside[n + step]) continue;
+          const unsigned here = block_row(y + 1, z + 1);
+          const unsigned next = axis == 0 ? here >> 1 : block_row(y + 1 + (axis == 1 ? 1 : 0), z + 1 + (axis == 2 ? 1 : 0));
+          for_each_bit(((here ^ next) >> 1) & x_range, [&](int x) {
             const std::array<int, 3> p{x, y, z};
             add_edge_quad(
-                axis, here != 0,
+                axis, ((here >> (x + 1)) & 1u) != 0,
                 [&](int s, int t, int edge) {
                   std::array<int, 3> q = p;
                   q[static_cast<std::size_t>(u)] -= 1 - s;
                   q[static_cast<std::size_t>(v)] -= 1 - t;
                   const std::uint32_t base = table_[table_index(q[0], q[1], q[2])];
                   if (!split) return base;
-                  const std::ptrdiff_t m = block_.at(q[0] + 1, q[1] + 1, q[2] + 1);
-                  const CellCase& cell = manifold_case(block_, m, cell_pattern(block_, m, steps_), steps_);
+                  const CellCase& cell = manifold_case_at(q[0], q[1], q[2], pattern_at(q[0], q[1], q[2]));
                   return base + static_cast<std::uint32_t>(cell.piece_of_edge[static_cast<std::size_t>(edge)]);
                 },
                 out_);
-          }
+          });
         }
     }
   }
@@ -615,20 +706,21 @@ class BrickMesher {
   void marching_cubes_brick(std::size_t at) {
     const Coord& c = cell_bricks_[at];
     table_.resize(3 * 729);
-    // Vertices of the edges starting at own nodes 0..7.
+    // Vertices of the edges starting at own nodes 0..7, in z, y, x, axis order.
     for (int z = 0; z < 8; ++z)
       for (int y = 0; y < 8; ++y) {
-        if ((row_signs(y, z) | row_signs(y + 1, z) | row_signs(y, z + 1)) != (kHasInside | kHasOutside)) continue;
-        for (int x = 0; x < 8; ++x) {
+        const unsigned here = block_row(y + 1, z + 1);
+        const std::array<unsigned, 3> changes{((here ^ (here >> 1)) >> 1) & 0xffu,
+                                              ((here ^ block_row(y + 2, z + 1)) >> 1) & 0xffu,
+                                              ((here ^ block_row(y + 1, z + 2)) >> 1) & 0xffu};
+        for_each_bit(changes[0] | changes[1] | changes[2], [&](int x) {
           const std::ptrdiff_t n = block_.at(x + 1, y + 1, z + 1);
-          const bool here = block_.is_inside(n);
-          for (int axis = 0; axis < 3; ++axis) {
-            if (here == block_.is_inside(n + block_.step(axis))) continue;
-            const Coord global{c[0] * 8 + x, c[1] * 8 + y, c[2] * 8 + z};
-            table_[static_cast<std::size_t>(axis) * 729 + table_index(x, y, z)] =
-                add_edge_vertex(block_, n, axis, global, grid_.h(), out_);
-          }
-        }
+          const Coord global{c[0] * 8 + x, c[1] * 8 + y, c[2] * 8 + z};
+          for (int axis = 0; axis < 3; ++axis)
+            if ((changes[static_cast<std::size_t>(axis)] >> x) & 1u)
+              table_[static_cast<std::size_t>(axis) * 729 + table_index(x, y, z)] =
+                  add_edge_vertex(block_, n, axis, global, grid_.h(), out_);
+        });
       }
     save_shell(at, 3, table_);
     fill_from_above(at, 3, table_);
@@ -681,6 +773,7 @@ class BrickMesher {
 
   const Grid<S>& grid_;
   ContourOptions options_;
+  std::vector<RowBits> stored_rows_;  // per stored slot
   std::vector<SignSets> stored_signs_;
   // Brick slots over the bricks' extent, x fastest (kAbsentBrick, kInsideBrick or a
   // stored slot), when that box is small enough; else empty and the grid's index is used.
@@ -688,10 +781,14 @@ class BrickMesher {
   std::vector<std::int32_t> lookup_;
   Coord lookup_lo_{}, lookup_size_{};
   std::vector<Coord> cell_bricks_;
+  // With lookup_: position in cell_bricks_ (or -1) of each cell brick from lookup_lo_ - 1.
+  std::vector<std::int32_t> position_grid_;
+  Coord position_size_{};
   std::vector<std::uint32_t> shells_;
   std::vector<std::uint32_t> table_;
   Block block_;
-  std::array<std::uint8_t, 144> row_signs_{};  // per block row (y + 12 z), see gather
+  std::array<std::uint16_t, 144> row_bits_{};  // per block row (y + 12 z), see gather
+  std::array<std::uint8_t, 64> mixed_{};       // per own cell row (y + 8 z), see gather
   std::array<std::ptrdiff_t, 8> steps_{};
   MeshOut out_;
 };
