@@ -114,6 +114,15 @@ Vec3 unit_or_zero(Vec3 v) noexcept {
   return {v[0] / length, v[1] / length, v[2] / length};
 }
 
+/// Calls visit(x) for each set bit x of bits, lowest first.
+template <class Visit>
+void for_each_bit(unsigned bits, Visit&& visit) {
+  while (bits != 0) {
+    visit(std::countr_zero(bits));
+    bits &= bits - 1;
+  }
+}
+
 /// Output being built, with the counters of ContourResult.
 struct MeshOut {
   ContourResult result;
@@ -129,32 +138,36 @@ struct MeshOut {
 
 /// The vertex of one piece of a cell's surface (piece < 0: of all its crossings), for
 /// the cell whose lowest corner is node n of the block (global index `global`): at the
-/// mean of the piece's edge crossings, with the normal blended from the corner
-/// gradients by the vertex's trilinear weights.
+/// mean of the piece's edge crossings (summed in ascending edge order), with the normal
+/// blended from the corner gradients by the vertex's trilinear weights (summed in corner
+/// order). The loops below are written without data-dependent branches where they can
+/// be; the operations and their order are what fix the result.
 std::uint32_t add_piece_vertex(const Block& block, std::ptrdiff_t n, const Coord& global, const CellCase& cell, int piece,
                                double h, const std::array<std::ptrdiff_t, 8>& steps, MeshOut& out) {
   std::array<double, 8> d{};
   for (std::size_t c = 0; c < 8; ++c) d[c] = block.value(n + steps[c]);
-  Vec3 sum{0, 0, 0};
-  int crossings = 0;
+  unsigned edges = 0;  // bit e: edge e crosses zero within the piece
   for (std::size_t e = 0; e < 12; ++e) {
     const int owner = cell.piece_of_edge[e];
-    if (owner < 0 || (piece >= 0 && owner != piece)) continue;
-    const int a = kEdgeCorners[e][0], b = kEdgeCorners[e][1];
-    const double t = d[static_cast<std::size_t>(a)] / (d[static_cast<std::size_t>(a)] - d[static_cast<std::size_t>(b)]);
-    for (int axis = 0; axis < 3; ++axis) {
-      const bool along = static_cast<int>(e / 4) == axis;
-      sum[static_cast<std::size_t>(axis)] += along ? t : static_cast<double>(corner_offset(a, axis));
-    }
-    ++crossings;
+    edges |= static_cast<unsigned>(owner >= 0 && (piece < 0 || owner == piece)) << e;
   }
-  const auto count = static_cast<double>(crossings);
-  const Vec3 local{sum[0] / count, sum[1] / count, sum[2] / count};
-  Vec3 normal{0, 0, 0};
-  for (int c = 0; c < 8; ++c) {
-    double weight = 1;
+  Vec3 sum{0, 0, 0};
+  for_each_bit(edges, [&](int e) {
+    const auto a = static_cast<std::size_t>(kEdgeCorners[static_cast<std::size_t>(e)][0]);
+    const auto b = static_cast<std::size_t>(kEdgeCorners[static_cast<std::size_t>(e)][1]);
+    const double t = d[a] / (d[a] - d[b]);
     for (int axis = 0; axis < 3; ++axis)
-      weight *= corner_offset(c, axis) ? local[static_cast<std::size_t>(axis)] : 1 - local[static_cast<std::size_t>(axis)];
+      sum[static_cast<std::size_t>(axis)] +=
+          e / 4 == axis ? t : static_cast<double>(corner_offset(static_cast<int>(a), axis));
+  });
+  const auto count = static_cast<double>(std::popcount(edges));
+  const Vec3 local{sum[0] / count, sum[1] / count, sum[2] / count};
+  const Vec3 low{1 - local[0], 1 - local[1], 1 - local[2]};
+  Vec3 normal{0, 0, 0};
+#pragma GCC unroll 8
+  for (int c = 0; c < 8; ++c) {
+    const double weight = (corner_offset(c, 0) ? local[0] : low[0]) * (corner_offset(c, 1) ? local[1] : low[1]) *
+                          (corner_offset(c, 2) ? local[2] : low[2]);
     const Vec3 g = node_gradient(block, n + steps[static_cast<std::size_t>(c)]);
     for (std::size_t axis = 0; axis < 3; ++axis) normal[axis] += weight * g[axis];
   }
@@ -239,6 +252,16 @@ void add_quad(const std::array<std::uint32_t, 4>& q, MeshOut& out) {
 /// axis, t on the higher one) from the cell's lowest corner.
 constexpr int cell_edge(int axis, int lower_offset, int higher_offset) { return 4 * axis + lower_offset + 2 * higher_offset; }
 
+/// The quad around a sign-changing grid edge along some axis from the vertices of
+/// the cells (0, 0), (1, 0), (1, 1), (0, 1) around it in (u, v) = (axis + 1, axis + 2).
+void add_edge_quad(bool lower_end_inside, const std::array<std::uint32_t, 4>& around, MeshOut& out) {
+  // (u, v, axis) is right-handed, so this order faces +axis: right when the outside is there.
+  if (lower_end_inside)
+    add_quad(around, out);
+  else
+    add_quad({around[0], around[3], around[2], around[1]}, out);
+}
+
 /// The quad for a sign-changing grid edge from node p along `axis`. vertex_of(cell,
 /// edge) gives the vertex of cell (offset (s, t) in (u, v) = (axis+1, axis+2) from
 /// p - e_u - e_v) that belongs to that cell's edge id.
@@ -254,11 +277,7 @@ void add_edge_quad(int axis, bool lower_end_inside, VertexOf&& vertex_of, MeshOu
     const int edge = u < v ? cell_edge(axis, on_u, on_v) : cell_edge(axis, on_v, on_u);
     around[k] = vertex_of(s, t, edge);
   }
-  // (u, v, axis) is right-handed, so this order faces +axis: right when the outside is there.
-  if (lower_end_inside)
-    add_quad(around, out);
-  else
-    add_quad({around[0], around[3], around[2], around[1]}, out);
+  add_edge_quad(lower_end_inside, around, out);
 }
 
 // Which signs occur among some nodes: bit set.
@@ -295,15 +314,6 @@ std::uint8_t mixed_cells(unsigned r00, unsigned r10, unsigned r01, unsigned r11)
   const unsigned any = r00 | r10 | r01 | r11, all = r00 & r10 & r01 & r11;
   const unsigned some_inside = (any | (any >> 1)) >> 1, all_inside = (all & (all >> 1)) >> 1;
   return static_cast<std::uint8_t>(some_inside & ~all_inside & 0xffu);
-}
-
-/// Calls visit(x) for each set bit x of bits, lowest first.
-template <class Visit>
-void for_each_bit(unsigned bits, Visit&& visit) {
-  while (bits != 0) {
-    visit(std::countr_zero(bits));
-    bits &= bits - 1;
-  }
 }
 
 template <class S>
@@ -611,6 +621,8 @@ class BrickMesher {
     return static_cast<std::size_t>(x + kTable * (y + kTable * z));
   }
 
+  static std::ptrdiff_t table_stride(int axis) { return axis == 0 ? 1 : (axis == 1 ? kTable : kTable * kTable); }
+
   /// Shell slot of local (x, y, z) with at least one coordinate 0.
   static std::size_t shell_index(int x, int y, int z) {
     if (x == 0) return static_cast<std::size_t>(y + 8 * z);
@@ -677,6 +689,10 @@ class BrickMesher {
       std::array<int, 3> lo{1, 1, 1}, hi{8, 8, 8};
       lo[static_cast<std::size_t>(axis)] = 0;
       hi[static_cast<std::size_t>(axis)] = 7;
+      // Table offsets of the cells (0, 0), (1, 0), (1, 1), (0, 1) in (u, v) around an
+      // edge from p: cell (s, t) has its lowest corner at p - (1 - s) e_u - (1 - t) e_v.
+      const std::ptrdiff_t along_u = table_stride(u), along_v = table_stride(v);
+      const std::array<std::ptrdiff_t, 4> around{-along_u - along_v, -along_v, 0, -along_u};
       // Local x of the row's edges, as bits of a row's inside bits shifted down by one.
       const unsigned x_range = axis == 0 ? 0xffu : 0x1feu;
       for (int z = lo[2]; z <= hi[2]; ++z)
@@ -685,9 +701,15 @@ class BrickMesher {
           const unsigned here = block_row(y + 1, z + 1);
           const unsigned next = axis == 0 ? here >> 1 : block_row(y + 1 + (axis == 1 ? 1 : 0), z + 1 + (axis == 2 ? 1 : 0));
           for_each_bit(((here ^ next) >> 1) & x_range, [&](int x) {
+            const bool lower_end_inside = ((here >> (x + 1)) & 1u) != 0;
+            if (!split) {
+              const std::uint32_t* edge = table_.data() + table_index(x, y, z);
+              add_edge_quad(lower_end_inside, {edge[around[0]], edge[around[1]], edge[around[2]], edge[around[3]]}, out_);
+              return;
+            }
             const std::array<int, 3> p{x, y, z};
             add_edge_quad(
-                axis, ((here >> (x + 1)) & 1u) != 0,
+                axis, lower_end_inside,
                 [&](int s, int t, int edge) {
                   std::array<int, 3> q = p;
                   q[static_cast<std::size_t>(u)] -= 1 - s;
