@@ -395,8 +395,15 @@ class BrickMesher {
     out_.result.mesh.normals.reserve(expected_vertices);
     out_.result.mesh.triangles.reserve(2 * expected_vertices);
     const std::size_t channels = options_.mesher == Mesher::surface_nets ? 1 : 3;
-    shells_.assign(cell_bricks_.size() * channels * kShellSize, 0);
     for (std::size_t at = 0; at < cell_bricks_.size(); ++at) {
+      if (at == 0 || cell_bricks_[at][0] != cell_bricks_[at - 1][0]) {
+        // A new x plane: the one before becomes the plane above (or one further up, whose
+        // shells no brick of this plane reads).
+        std::swap(plane_shells_[0], plane_shells_[1]);
+        plane_first_[1] = plane_first_[0];
+        plane_first_[0] = at;
+      }
+      plane_shells_[0].resize((at - plane_first_[0] + 1) * channels * kShellSize);
       if (at + 1 < cell_bricks_.size()) prefetch(cell_bricks_[at + 1]);
       gather(cell_bricks_[at]);
       if (options_.mesher == Mesher::surface_nets)
@@ -630,6 +637,13 @@ class BrickMesher {
     return static_cast<std::size_t>(128 + x + 8 * y);
   }
 
+  /// The saved shell (channels x kShellSize) of the cell brick at position `at`, which
+  /// lies in the current x plane or the one above.
+  const std::uint32_t* shell_of(std::size_t at, std::size_t channels) const {
+    const std::size_t plane = cell_bricks_[at][0] == cell_bricks_[plane_first_[0]][0] ? 0 : 1;
+    return plane_shells_[plane].data() + (at - plane_first_[plane]) * channels * kShellSize;
+  }
+
   /// Copies, for each channel, entries at local 8 on some axis from the bricks above
   /// into table (channel-major, 9^3 each); saves this brick's own shell afterwards.
   void fill_from_above(std::size_t at, std::size_t channels, std::vector<std::uint32_t>& table) const {
@@ -646,17 +660,18 @@ class BrickMesher {
           const std::size_t slot = shell_index(x & 7, y & 7, z & 7);
           for (std::size_t ch = 0; ch < channels; ++ch)
             table[ch * 729 + table_index(x, y, z)] =
-                shells_[(static_cast<std::size_t>(from) * channels + ch) * kShellSize + slot];
+                shell_of(static_cast<std::size_t>(from), channels)[ch * kShellSize + slot];
         }
   }
 
   void save_shell(std::size_t at, std::size_t channels, const std::vector<std::uint32_t>& table) {
+    std::uint32_t* shell = plane_shells_[0].data() + (at - plane_first_[0]) * channels * kShellSize;
     for (int z = 0; z < 8; ++z)
       for (int y = 0; y < 8; ++y)
         for (int x = 0; x < 8; x = (y == 0 || z == 0) ? x + 1 : 8) {
           const std::size_t slot = shell_index(x, y, z);
           for (std::size_t ch = 0; ch < channels; ++ch)
-            shells_[(at * channels + ch) * kShellSize + slot] = table[ch * 729 + table_index(x, y, z)];
+            shell[ch * kShellSize + slot] = table[ch * 729 + table_index(x, y, z)];
         }
   }
 
@@ -806,7 +821,11 @@ class BrickMesher {
   // With lookup_: position in cell_bricks_ (or -1) of each cell brick from lookup_lo_ - 1.
   std::vector<std::int32_t> position_grid_;
   Coord position_size_{};
-  std::vector<std::uint32_t> shells_;
+  // Shells (vertex indices at local 0 on some axis, see save_shell) of the cell bricks
+  // in the current x plane [0] and the plane before [1], by position - plane_first_;
+  // bricks further up are never read again, so two planes' buffers are reused.
+  std::array<std::vector<std::uint32_t>, 2> plane_shells_;
+  std::array<std::size_t, 2> plane_first_{};
   std::vector<std::uint32_t> table_;
   Block block_;
   std::array<std::uint16_t, 144> row_bits_{};  // per block row (y + 12 z), see gather
