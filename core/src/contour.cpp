@@ -458,22 +458,44 @@ class BrickMesher {
   /// from the bricks below every stored brick and every inside brick that touches
   /// an absent one, a superset of them.
   void plan_cell_bricks() {
-    const auto keep_if_mixed = [&](const Coord& c) {
-      std::uint8_t signs = source(c).signs.all;
+    // Cell brick c is kept when the signs of brick c and the low faces of the bricks
+    // above it (signs_above(d) for offset d = 1..7) have both.
+    const auto mixed = [](std::uint8_t signs, auto&& signs_above) {
       for (int d = 1; d < 8 && signs != (kHasInside | kHasOutside); ++d) {
         // Nodes at local 8 on the axes in d lie on the lowest layer of that brick,
         // within its face normal to the first such axis.
         const int face = (d & 1) ? 0 : ((d & 2) ? 1 : 2);
-        signs |= source({c[0] + corner_offset(d, 0), c[1] + corner_offset(d, 1), c[2] + corner_offset(d, 2)})
-                     .signs.low_face[static_cast<std::size_t>(face)];
+        signs |= signs_above(d).low_face[static_cast<std::size_t>(face)];
       }
-      if (signs == (kHasInside | kHasOutside)) cell_bricks_.push_back(c);
+      return signs == (kHasInside | kHasOutside);
+    };
+    const auto keep_if_mixed = [&](const Coord& c) {
+      if (mixed(source(c).signs.all, [&](int d) {
+            return source({c[0] + corner_offset(d, 0), c[1] + corner_offset(d, 1), c[2] + corner_offset(d, 2)}).signs;
+          }))
+        cell_bricks_.push_back(c);
     };
     if (!lookup_.empty()) {
+      // Signs of every brick of the extent and one more on each side, x fastest, so the
+      // test reads them at fixed offsets.
+      const Coord padded{lookup_size_[0] + 2, lookup_size_[1] + 2, lookup_size_[2] + 2};
+      std::vector<SignSets> signs(static_cast<std::size_t>(padded[0] * padded[1] * padded[2]));
+      for (std::int64_t z = 0; z < padded[2]; ++z)
+        for (std::int64_t y = 0; y < padded[1]; ++y)
+          for (std::int64_t x = 0; x < padded[0]; ++x)
+            signs[static_cast<std::size_t>(x + padded[0] * (y + padded[1] * z))] =
+                source({lookup_lo_[0] - 1 + x, lookup_lo_[1] - 1 + y, lookup_lo_[2] - 1 + z}).signs;
+      std::array<std::ptrdiff_t, 8> above{};
+      for (int d = 1; d < 8; ++d)
+        above[static_cast<std::size_t>(d)] = corner_offset(d, 0) + padded[0] * (corner_offset(d, 1) + padded[1] * corner_offset(d, 2));
       // Every cell brick from the extent's lowest corner - 1 to its highest, descending.
-      for (std::int64_t x = lookup_lo_[0] + lookup_size_[0] - 1; x >= lookup_lo_[0] - 1; --x)
-        for (std::int64_t y = lookup_lo_[1] + lookup_size_[1] - 1; y >= lookup_lo_[1] - 1; --y)
-          for (std::int64_t z = lookup_lo_[2] + lookup_size_[2] - 1; z >= lookup_lo_[2] - 1; --z) keep_if_mixed({x, y, z});
+      for (std::int64_t x = padded[0] - 2; x >= 0; --x)
+        for (std::int64_t y = padded[1] - 2; y >= 0; --y)
+          for (std::int64_t z = padded[2] - 2; z >= 0; --z) {
+            const SignSets* here = signs.data() + (x + padded[0] * (y + padded[1] * z));
+            if (mixed(here->all, [&](int d) { return here[above[static_cast<std::size_t>(d)]]; }))
+              cell_bricks_.push_back({lookup_lo_[0] - 1 + x, lookup_lo_[1] - 1 + y, lookup_lo_[2] - 1 + z});
+          }
       // Positions of the kept bricks over that box (one more on each axis below), so
       // a brick finds those above it without a search.
       for (std::size_t a = 0; a < 3; ++a) position_size_[a] = lookup_size_[a] + 1;
@@ -510,12 +532,12 @@ class BrickMesher {
     return at;
   }
 
-  /// Starts loading the values of the 27 bricks the gather of cell brick c reads: a
-  /// hint that overlaps memory latency with the work on the brick before; no effect
-  /// on results.
+  /// Starts loading the values of the 9 bricks below (on z) cell brick c: the bricks
+  /// its gather reads that the brick before, usually c + (0, 0, 1), did not. A hint
+  /// that overlaps memory latency with the work on the brick before; no effect on results.
   void prefetch(const Coord& c) const {
-    for (int d = 0; d < 27; ++d) {
-      const Source src = source({c[0] + d % 3 - 1, c[1] + (d / 3) % 3 - 1, c[2] + d / 9 - 1});
+    for (int d = 0; d < 9; ++d) {
+      const Source src = source({c[0] + d % 3 - 1, c[1] + d / 3 - 1, c[2] - 1});
       if (src.values == nullptr) continue;
       const auto* bytes = reinterpret_cast<const char*>(src.values);
       for (std::size_t offset = 0; offset < kBrickNodes * sizeof(S); offset += 64) __builtin_prefetch(bytes + offset);
