@@ -136,29 +136,53 @@ struct MeshOut {
   void add_triangle(std::uint32_t a, std::uint32_t b, std::uint32_t c) { result.mesh.triangles.push_back({a, b, c}); }
 };
 
+/// Bit e set when edge e of a cell with inside pattern p crosses zero (its corners differ).
+constexpr std::array<std::uint16_t, 256> kCrossingEdges = [] {
+  std::array<std::uint16_t, 256> table{};
+  for (unsigned p = 0; p < 256; ++p)
+    for (std::size_t e = 0; e < 12; ++e)
+      if (((p >> kEdgeCorners[e][0]) & 1u) != ((p >> kEdgeCorners[e][1]) & 1u))
+        table[p] = static_cast<std::uint16_t>(table[p] | (1u << e));
+  return table;
+}();
+
+/// The offsets (0 or 1 on each axis) of each edge's lower corner within its cell.
+constexpr std::array<Vec3, 12> kEdgeStart = [] {
+  std::array<Vec3, 12> starts{};
+  for (std::size_t e = 0; e < 12; ++e)
+    for (std::size_t axis = 0; axis < 3; ++axis)
+      starts[e][axis] = corner_offset(kEdgeCorners[e][0], static_cast<int>(axis));
+  return starts;
+}();
+
 /// The vertex of one piece of a cell's surface (piece < 0: of all its crossings), for
 /// the cell whose lowest corner is node n of the block (global index `global`): at the
 /// mean of the piece's edge crossings (summed in ascending edge order), with the normal
 /// blended from the corner gradients by the vertex's trilinear weights (summed in corner
-/// order). The loops below are written without data-dependent branches where they can
-/// be; the operations and their order are what fix the result.
+/// order). Those operations and their order fix the result; the code around them
+/// avoids data-dependent branches and reads the block at fixed strides.
 std::uint32_t add_piece_vertex(const Block& block, std::ptrdiff_t n, const Coord& global, const CellCase& cell, int piece,
                                double h, const std::array<std::ptrdiff_t, 8>& steps, MeshOut& out) {
+  const double* lowest = block.values.data() + n;
+  const std::ptrdiff_t along_y = block.step(1), along_z = block.step(2);
   std::array<double, 8> d{};
-  for (std::size_t c = 0; c < 8; ++c) d[c] = block.value(n + steps[c]);
-  unsigned edges = 0;  // bit e: edge e crosses zero within the piece
-  for (std::size_t e = 0; e < 12; ++e) {
-    const int owner = cell.piece_of_edge[e];
-    edges |= static_cast<unsigned>(owner >= 0 && (piece < 0 || owner == piece)) << e;
+  unsigned pattern = 0;
+  for (std::size_t c = 0; c < 8; ++c) {
+    d[c] = lowest[steps[c]];
+    pattern |= static_cast<unsigned>(d[c] < 0) << c;
   }
+  unsigned edges = kCrossingEdges[pattern];  // bit e: edge e crosses zero within the piece
+  if (piece >= 0)
+    for (std::size_t e = 0; e < 12; ++e)
+      if (cell.piece_of_edge[e] != piece) edges &= ~(1u << e);
   Vec3 sum{0, 0, 0};
   for_each_bit(edges, [&](int e) {
-    const auto a = static_cast<std::size_t>(kEdgeCorners[static_cast<std::size_t>(e)][0]);
-    const auto b = static_cast<std::size_t>(kEdgeCorners[static_cast<std::size_t>(e)][1]);
-    const double t = d[a] / (d[a] - d[b]);
-    for (int axis = 0; axis < 3; ++axis)
-      sum[static_cast<std::size_t>(axis)] +=
-          e / 4 == axis ? t : static_cast<double>(corner_offset(static_cast<int>(a), axis));
+    const auto edge = static_cast<std::size_t>(e);
+    const double da = d[static_cast<std::size_t>(kEdgeCorners[edge][0])];
+    const double db = d[static_cast<std::size_t>(kEdgeCorners[edge][1])];
+    Vec3 crossing = kEdgeStart[edge];
+    crossing[edge / 4] = da / (da - db);
+    for (std::size_t axis = 0; axis < 3; ++axis) sum[axis] += crossing[axis];
   });
   const auto count = static_cast<double>(std::popcount(edges));
   const Vec3 local{sum[0] / count, sum[1] / count, sum[2] / count};
@@ -168,7 +192,9 @@ std::uint32_t add_piece_vertex(const Block& block, std::ptrdiff_t n, const Coord
   for (int c = 0; c < 8; ++c) {
     const double weight = (corner_offset(c, 0) ? local[0] : low[0]) * (corner_offset(c, 1) ? local[1] : low[1]) *
                           (corner_offset(c, 2) ? local[2] : low[2]);
-    const Vec3 g = node_gradient(block, n + steps[static_cast<std::size_t>(c)]);
+    // Central difference at the corner, as node_gradient.
+    const double* node = lowest + steps[static_cast<std::size_t>(c)];
+    const Vec3 g{node[1] - node[-1], node[along_y] - node[-along_y], node[along_z] - node[-along_z]};
     for (std::size_t axis = 0; axis < 3; ++axis) normal[axis] += weight * g[axis];
   }
   Vec3 position{};
@@ -404,7 +430,7 @@ class BrickMesher {
         plane_first_[0] = at;
       }
       plane_shells_[0].resize((at - plane_first_[0] + 1) * channels * kShellSize);
-      if (at + 1 < cell_bricks_.size()) prefetch(cell_bricks_[at + 1]);
+      if (at + 1 < cell_bricks_.size()) prefetch(cell_bricks_[at + 1], cell_bricks_[at]);
       gather(cell_bricks_[at]);
       if (options_.mesher == Mesher::surface_nets)
         surface_nets_brick(at);
@@ -532,12 +558,14 @@ class BrickMesher {
     return at;
   }
 
-  /// Starts loading the values of the 9 bricks below (on z) cell brick c: the bricks
-  /// its gather reads that the brick before, usually c + (0, 0, 1), did not. A hint
-  /// that overlaps memory latency with the work on the brick before; no effect on results.
-  void prefetch(const Coord& c) const {
-    for (int d = 0; d < 9; ++d) {
-      const Source src = source({c[0] + d % 3 - 1, c[1] + d / 3 - 1, c[2] - 1});
+  /// Starts loading the values of the bricks the gather of cell brick c reads that
+  /// the gather of cell brick `before` did not (the 9 below on z when c is the next one
+  /// down the column, else all 27). A hint that overlaps memory latency with the work
+  /// on the brick before; no effect on results.
+  void prefetch(const Coord& c, const Coord& before) const {
+    const bool next_down = c[0] == before[0] && c[1] == before[1] && c[2] == before[2] - 1;
+    for (int d = 0; d < (next_down ? 9 : 27); ++d) {
+      const Source src = source({c[0] + d % 3 - 1, c[1] + (d / 3) % 3 - 1, c[2] + d / 9 - 1});
       if (src.values == nullptr) continue;
       const auto* bytes = reinterpret_cast<const char*>(src.values);
       for (std::size_t offset = 0; offset < kBrickNodes * sizeof(S); offset += 64) __builtin_prefetch(bytes + offset);
@@ -666,35 +694,40 @@ class BrickMesher {
     return plane_shells_[plane].data() + (at - plane_first_[plane]) * channels * kShellSize;
   }
 
-  /// Copies, for each channel, entries at local 8 on some axis from the bricks above
-  /// into table (channel-major, 9^3 each); saves this brick's own shell afterwards.
+  /// Copies, for each channel, entries at local 8 on some axis from the shells of the
+  /// bricks above into table (channel-major, 9^3 each).
   void fill_from_above(std::size_t at, std::size_t channels, std::vector<std::uint32_t>& table) const {
     const Coord& c = cell_bricks_[at];
-    std::array<std::ptrdiff_t, 8> above{};
-    for (int d = 1; d < 8; ++d)
-      above[static_cast<std::size_t>(d)] = position_of(c, corner_offset(d, 0), corner_offset(d, 1), corner_offset(d, 2));
-    for (int z = 0; z <= 8; ++z)
-      for (int y = 0; y <= 8; ++y)
-        for (int x = (y == 8 || z == 8) ? 0 : 8; x <= 8; ++x) {
-          const int d = (x == 8 ? 1 : 0) + (y == 8 ? 2 : 0) + (z == 8 ? 4 : 0);
-          const std::ptrdiff_t from = above[static_cast<std::size_t>(d)];
-          if (from < 0) continue;  // no surface there: never read
-          const std::size_t slot = shell_index(x & 7, y & 7, z & 7);
-          for (std::size_t ch = 0; ch < channels; ++ch)
-            table[ch * 729 + table_index(x, y, z)] =
-                shell_of(static_cast<std::size_t>(from), channels)[ch * kShellSize + slot];
-        }
+    for (int d = 1; d < 8; ++d) {
+      const std::ptrdiff_t from = position_of(c, corner_offset(d, 0), corner_offset(d, 1), corner_offset(d, 2));
+      if (from < 0) continue;  // no surface there: never read
+      const std::uint32_t* shell = shell_of(static_cast<std::size_t>(from), channels);
+      // Local 8 on the axes in d, 0..7 on the others.
+      const auto first = [d](int axis) { return corner_offset(d, axis) ? 8 : 0; };
+      const auto last = [d](int axis) { return corner_offset(d, axis) ? 8 : 7; };
+      for (std::size_t ch = 0; ch < channels; ++ch)
+        for (int z = first(2); z <= last(2); ++z)
+          for (int y = first(1); y <= last(1); ++y)
+            for (int x = first(0); x <= last(0); ++x)
+              table[ch * 729 + table_index(x, y, z)] = shell[ch * kShellSize + shell_index(x & 7, y & 7, z & 7)];
+    }
   }
 
+  /// Saves the entries at local 0 on some axis, as whole faces x = 0, y = 0, z = 0 (an
+  /// entry on two faces is read back from the first, see shell_index).
   void save_shell(std::size_t at, std::size_t channels, const std::vector<std::uint32_t>& table) {
     std::uint32_t* shell = plane_shells_[0].data() + (at - plane_first_[0]) * channels * kShellSize;
-    for (int z = 0; z < 8; ++z)
-      for (int y = 0; y < 8; ++y)
-        for (int x = 0; x < 8; x = (y == 0 || z == 0) ? x + 1 : 8) {
-          const std::size_t slot = shell_index(x, y, z);
-          for (std::size_t ch = 0; ch < channels; ++ch)
-            shell[ch * kShellSize + slot] = table[ch * 729 + table_index(x, y, z)];
+    for (std::size_t ch = 0; ch < channels; ++ch) {
+      const std::uint32_t* from = table.data() + ch * 729;
+      std::uint32_t* to = shell + ch * kShellSize;
+      for (int q = 0; q < 8; ++q)
+        for (int p = 0; p < 8; ++p) {
+          const auto slot = static_cast<std::size_t>(p + 8 * q);
+          to[slot] = from[table_index(0, p, q)];
+          to[64 + slot] = from[table_index(p, 0, q)];
+          to[128 + slot] = from[table_index(p, q, 0)];
         }
+    }
   }
 
   /// Calls visit(x, y, z, n, pattern) for each of the brick's own cells whose
