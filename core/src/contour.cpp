@@ -398,18 +398,29 @@ class BrickMesher {
         }
         first = false;
       }
+    // Two more bricks below the extent and one above on each axis: cell bricks run from
+    // lo - 1 to hi, and their gathers read one brick further each way.
     double cells = 1;
-    for (std::size_t a = 0; a < 3; ++a) cells *= static_cast<double>(hi[a] - lo[a] + 1);
+    for (std::size_t a = 0; a < 3; ++a) cells *= static_cast<double>(hi[a] - lo[a] + 4);
     if (cells > static_cast<double>(1 << 24) || stored.size() > static_cast<std::size_t>(INT32_MAX)) return;
-    lookup_lo_ = lo;
-    for (std::size_t a = 0; a < 3; ++a) lookup_size_[a] = hi[a] - lo[a] + 1;
+    for (std::size_t a = 0; a < 3; ++a) {
+      lookup_lo_[a] = lo[a] - 2;
+      lookup_size_[a] = hi[a] - lo[a] + 4;
+    }
+    lookup_steps_ = {1, lookup_size_[0], lookup_size_[0] * lookup_size_[1]};
     lookup_.assign(static_cast<std::size_t>(cells), kAbsentBrick);
     const auto index = [&](std::int64_t key) {
       const BrickCoord b = brick_of(key);
-      return static_cast<std::size_t>((b.bx - lo[0]) + lookup_size_[0] * ((b.by - lo[1]) + lookup_size_[1] * (b.bz - lo[2])));
+      return lookup_index({b.bx, b.by, b.bz});
     };
     for (std::size_t slot = 0; slot < stored.size(); ++slot) lookup_[index(stored[slot])] = static_cast<std::int32_t>(slot);
     for (std::int64_t key : inside) lookup_[index(key)] = kInsideBrick;
+  }
+
+  /// Index in lookup_ (and position_grid_) of brick b, which must lie in the lookup box.
+  std::size_t lookup_index(const Coord& b) const {
+    return static_cast<std::size_t>((b[0] - lookup_lo_[0]) + lookup_steps_[1] * (b[1] - lookup_lo_[1]) +
+                                    lookup_steps_[2] * (b[2] - lookup_lo_[2]));
   }
 
   ContourResult run() {
@@ -443,7 +454,9 @@ class BrickMesher {
   }
 
  private:
-  static constexpr std::size_t kShellSize = 3 * 64;  // faces x = 0, y = 0, z = 0 of 8 x 8
+  // A shell: faces x = 0, y = 0, z = 0 of 8 x 8 entries each, slot p + 8 q for the
+  // face's other two coordinates (p the lower axis).
+  static constexpr std::size_t kShellSize = 3 * 64;
   static constexpr int kTable = 9;                   // local cells or edge starts 0..8
 
   struct Source {
@@ -452,6 +465,19 @@ class BrickMesher {
     SignSets signs;
     const RowBits* rows = &kAllOutsideRows;
   };
+  /// The source of the brick at index `at` of lookup_.
+  Source source_at(std::size_t at) const {
+    const std::int32_t slot = lookup_[at];
+    if (slot >= 0) {
+      const auto s = static_cast<std::size_t>(slot);
+      return {grid_.brick_values(s), 0, stored_signs_[s], &stored_rows_[s]};
+    }
+    constexpr SignSets outside{kHasOutside, {kHasOutside, kHasOutside, kHasOutside}};
+    constexpr SignSets inside{kHasInside, {kHasInside, kHasInside, kHasInside}};
+    if (slot == kInsideBrick) return {nullptr, -grid_.band_width(), inside, &kAllInsideRows};
+    return {nullptr, grid_.band_width(), outside, &kAllOutsideRows};
+  }
+
   Source source(const Coord& b) const {
     constexpr SignSets outside{kHasOutside, {kHasOutside, kHasOutside, kHasOutside}};
     constexpr SignSets inside{kHasInside, {kHasInside, kHasInside, kHasInside}};
@@ -466,10 +492,7 @@ class BrickMesher {
         if (offset < 0 || offset >= lookup_size_[a]) return absent;
         at = at * static_cast<std::size_t>(lookup_size_[a]) + static_cast<std::size_t>(offset);
       }
-      const std::int32_t slot = lookup_[at];
-      if (slot >= 0) return stored(static_cast<std::size_t>(slot));
-      if (slot == kInsideBrick) return {nullptr, -grid_.band_width(), inside, &kAllInsideRows};
-      return absent;
+      return source_at(at);
     }
     for (std::int64_t c : b)
       if (!brick_coord_in_range(c)) return absent;
@@ -502,32 +525,26 @@ class BrickMesher {
         cell_bricks_.push_back(c);
     };
     if (!lookup_.empty()) {
-      // Signs of every brick of the extent and one more on each side, x fastest, so the
-      // test reads them at fixed offsets.
-      const Coord padded{lookup_size_[0] + 2, lookup_size_[1] + 2, lookup_size_[2] + 2};
-      std::vector<SignSets> signs(static_cast<std::size_t>(padded[0] * padded[1] * padded[2]));
-      for (std::int64_t z = 0; z < padded[2]; ++z)
-        for (std::int64_t y = 0; y < padded[1]; ++y)
-          for (std::int64_t x = 0; x < padded[0]; ++x)
-            signs[static_cast<std::size_t>(x + padded[0] * (y + padded[1] * z))] =
-                source({lookup_lo_[0] - 1 + x, lookup_lo_[1] - 1 + y, lookup_lo_[2] - 1 + z}).signs;
+      // Signs of every brick of the lookup box, so the test reads them at fixed offsets.
+      std::vector<SignSets> signs(lookup_.size());
+      for (std::size_t at = 0; at < lookup_.size(); ++at) signs[at] = source_at(at).signs;
       std::array<std::ptrdiff_t, 8> above{};
       for (int d = 1; d < 8; ++d)
-        above[static_cast<std::size_t>(d)] = corner_offset(d, 0) + padded[0] * (corner_offset(d, 1) + padded[1] * corner_offset(d, 2));
+        for (std::size_t a = 0; a < 3; ++a)
+          above[static_cast<std::size_t>(d)] += corner_offset(d, static_cast<int>(a)) * lookup_steps_[a];
       // Every cell brick from the extent's lowest corner - 1 to its highest, descending.
-      for (std::int64_t x = padded[0] - 2; x >= 0; --x)
-        for (std::int64_t y = padded[1] - 2; y >= 0; --y)
-          for (std::int64_t z = padded[2] - 2; z >= 0; --z) {
-            const SignSets* here = signs.data() + (x + padded[0] * (y + padded[1] * z));
+      for (std::int64_t x = lookup_lo_[0] + lookup_size_[0] - 2; x > lookup_lo_[0]; --x)
+        for (std::int64_t y = lookup_lo_[1] + lookup_size_[1] - 2; y > lookup_lo_[1]; --y)
+          for (std::int64_t z = lookup_lo_[2] + lookup_size_[2] - 2; z > lookup_lo_[2]; --z) {
+            const SignSets* here = signs.data() + lookup_index({x, y, z});
             if (mixed(here->all, [&](int d) { return here[above[static_cast<std::size_t>(d)]]; }))
-              cell_bricks_.push_back({lookup_lo_[0] - 1 + x, lookup_lo_[1] - 1 + y, lookup_lo_[2] - 1 + z});
+              cell_bricks_.push_back({x, y, z});
           }
-      // Positions of the kept bricks over that box (one more on each axis below), so
-      // a brick finds those above it without a search.
-      for (std::size_t a = 0; a < 3; ++a) position_size_[a] = lookup_size_[a] + 1;
-      position_grid_.assign(static_cast<std::size_t>(position_size_[0] * position_size_[1] * position_size_[2]), -1);
+      // Positions of the kept bricks over the lookup box, so a brick finds those above
+      // it without a search.
+      position_grid_.assign(lookup_.size(), -1);
       for (std::size_t at = 0; at < cell_bricks_.size(); ++at)
-        position_grid_[position_grid_index(cell_bricks_[at])] = static_cast<std::int32_t>(at);
+        position_grid_[lookup_index(cell_bricks_[at])] = static_cast<std::int32_t>(at);
       return;
     }
     std::vector<Coord> candidates;
@@ -550,12 +567,18 @@ class BrickMesher {
     for (const Coord& c : candidates) keep_if_mixed(c);
   }
 
-  /// Index in position_grid_ of a cell brick within the lookup box, one lower on each axis.
-  std::size_t position_grid_index(const Coord& c) const {
-    std::size_t at = 0;
-    for (std::size_t a = 3; a-- > 0;)
-      at = at * static_cast<std::size_t>(position_size_[a]) + static_cast<std::size_t>(c[a] - (lookup_lo_[a] - 1));
-    return at;
+  /// The sources of the first `count` (9 or 27) bricks around cell brick c, at offsets
+  /// d % 3 - 1, (d / 3) % 3 - 1, d / 9 - 1 (the first 9 are the layer below on z).
+  void sources_around(const Coord& c, int count, std::array<Source, 27>& sources) const {
+    if (!lookup_.empty()) {
+      const std::size_t lowest = lookup_index({c[0] - 1, c[1] - 1, c[2] - 1});
+      for (int d = 0; d < count; ++d)
+        sources[static_cast<std::size_t>(d)] = source_at(lowest + static_cast<std::size_t>(
+                                                              d % 3 + lookup_steps_[1] * ((d / 3) % 3) + lookup_steps_[2] * (d / 9)));
+      return;
+    }
+    for (int d = 0; d < count; ++d)
+      sources[static_cast<std::size_t>(d)] = source({c[0] + d % 3 - 1, c[1] + (d / 3) % 3 - 1, c[2] + d / 9 - 1});
   }
 
   /// Starts loading the values of the bricks the gather of cell brick c reads that
@@ -564,8 +587,11 @@ class BrickMesher {
   /// on the brick before; no effect on results.
   void prefetch(const Coord& c, const Coord& before) const {
     const bool next_down = c[0] == before[0] && c[1] == before[1] && c[2] == before[2] - 1;
-    for (int d = 0; d < (next_down ? 9 : 27); ++d) {
-      const Source src = source({c[0] + d % 3 - 1, c[1] + (d / 3) % 3 - 1, c[2] + d / 9 - 1});
+    std::array<Source, 27> sources;
+    const int count = next_down ? 9 : 27;
+    sources_around(c, count, sources);
+    for (int d = 0; d < count; ++d) {
+      const Source& src = sources[static_cast<std::size_t>(d)];
       if (src.values == nullptr) continue;
       const auto* bytes = reinterpret_cast<const char*>(src.values);
       for (std::size_t offset = 0; offset < kBrickNodes * sizeof(S); offset += 64) __builtin_prefetch(bytes + offset);
@@ -582,8 +608,7 @@ class BrickMesher {
     // 0..7 of the middle one and 0..2 of the one above, from the bricks at that row's
     // (y, z) brick offsets.
     std::array<Source, 27> sources;
-    for (int d = 0; d < 27; ++d)
-      sources[static_cast<std::size_t>(d)] = source({c[0] + d % 3 - 1, c[1] + (d / 3) % 3 - 1, c[2] + d / 9 - 1});
+    sources_around(c, 27, sources);
     const auto brick_part = [](int block_index, int& node) {  // which brick offset (0..2), node within it
       if (block_index == 0) {
         node = 7;
@@ -664,11 +689,7 @@ class BrickMesher {
   /// Position in cell_bricks_ of the brick at c + offset, or -1 when it was skipped.
   std::ptrdiff_t position_of(const Coord& c, int dx, int dy, int dz) const {
     const Coord want{c[0] + dx, c[1] + dy, c[2] + dz};
-    if (!position_grid_.empty()) {
-      for (std::size_t a = 0; a < 3; ++a)
-        if (want[a] - (lookup_lo_[a] - 1) >= position_size_[a]) return -1;
-      return position_grid_[position_grid_index(want)];
-    }
+    if (!position_grid_.empty()) return position_grid_[lookup_index(want)];
     const auto it = std::lower_bound(cell_bricks_.begin(), cell_bricks_.end(), want, std::greater<>());
     if (it == cell_bricks_.end() || *it != want) return -1;
     return it - cell_bricks_.begin();
@@ -679,13 +700,6 @@ class BrickMesher {
   }
 
   static std::ptrdiff_t table_stride(int axis) { return axis == 0 ? 1 : (axis == 1 ? kTable : kTable * kTable); }
-
-  /// Shell slot of local (x, y, z) with at least one coordinate 0.
-  static std::size_t shell_index(int x, int y, int z) {
-    if (x == 0) return static_cast<std::size_t>(y + 8 * z);
-    if (y == 0) return static_cast<std::size_t>(64 + x + 8 * z);
-    return static_cast<std::size_t>(128 + x + 8 * y);
-  }
 
   /// The saved shell (channels x kShellSize) of the cell brick at position `at`, which
   /// lies in the current x plane or the one above.
@@ -702,19 +716,26 @@ class BrickMesher {
       const std::ptrdiff_t from = position_of(c, corner_offset(d, 0), corner_offset(d, 1), corner_offset(d, 2));
       if (from < 0) continue;  // no surface there: never read
       const std::uint32_t* shell = shell_of(static_cast<std::size_t>(from), channels);
-      // Local 8 on the axes in d, 0..7 on the others.
+      // Local 8 on the axes in d, 0..7 on the others; each is read from the face of the
+      // first axis in d (local 0 there in the brick above).
       const auto first = [d](int axis) { return corner_offset(d, axis) ? 8 : 0; };
       const auto last = [d](int axis) { return corner_offset(d, axis) ? 8 : 7; };
-      for (std::size_t ch = 0; ch < channels; ++ch)
+      const int face = (d & 1) ? 0 : ((d & 2) ? 1 : 2);
+      const std::array<int, 3> slot_step = face == 0 ? std::array<int, 3>{0, 1, 8}
+                                                     : (face == 1 ? std::array<int, 3>{1, 0, 8} : std::array<int, 3>{1, 8, 0});
+      for (std::size_t ch = 0; ch < channels; ++ch) {
+        const std::uint32_t* from_face = shell + ch * kShellSize + 64 * static_cast<std::size_t>(face);
+        std::uint32_t* to = table.data() + ch * 729;
         for (int z = first(2); z <= last(2); ++z)
           for (int y = first(1); y <= last(1); ++y)
             for (int x = first(0); x <= last(0); ++x)
-              table[ch * 729 + table_index(x, y, z)] = shell[ch * kShellSize + shell_index(x & 7, y & 7, z & 7)];
+              to[table_index(x, y, z)] =
+                  from_face[static_cast<std::size_t>((x & 7) * slot_step[0] + (y & 7) * slot_step[1] + (z & 7) * slot_step[2])];
+      }
     }
   }
 
-  /// Saves the entries at local 0 on some axis, as whole faces x = 0, y = 0, z = 0 (an
-  /// entry on two faces is read back from the first, see shell_index).
+  /// Saves the entries at local 0 on some axis, as whole faces x = 0, y = 0, z = 0.
   void save_shell(std::size_t at, std::size_t channels, const std::vector<std::uint32_t>& table) {
     std::uint32_t* shell = plane_shells_[0].data() + (at - plane_first_[0]) * channels * kShellSize;
     for (std::size_t ch = 0; ch < channels; ++ch) {
@@ -871,11 +892,10 @@ class BrickMesher {
   // stored slot), when that box is small enough; else empty and the grid's index is used.
   static constexpr std::int32_t kAbsentBrick = -1, kInsideBrick = -2;
   std::vector<std::int32_t> lookup_;
-  Coord lookup_lo_{}, lookup_size_{};
+  Coord lookup_lo_{}, lookup_size_{}, lookup_steps_{};
   std::vector<Coord> cell_bricks_;
-  // With lookup_: position in cell_bricks_ (or -1) of each cell brick from lookup_lo_ - 1.
+  // With lookup_: position in cell_bricks_ (or -1) of each brick of the lookup box.
   std::vector<std::int32_t> position_grid_;
-  Coord position_size_{};
   // Shells (vertex indices at local 0 on some axis, see save_shell) of the cell bricks
   // in the current x plane [0] and the plane before [1], by position - plane_first_;
   // bricks further up are never read again, so two planes' buffers are reused.
