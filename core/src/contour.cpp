@@ -101,13 +101,6 @@ unsigned cell_pattern(const Block& block, std::ptrdiff_t n, const std::array<std
   return pattern;
 }
 
-/// Central difference at a node, times 2h (only its direction is used).
-Vec3 node_gradient(const Block& block, std::ptrdiff_t n) noexcept {
-  Vec3 g{};
-  for (int a = 0; a < 3; ++a) g[static_cast<std::size_t>(a)] = block.value(n + block.step(a)) - block.value(n - block.step(a));
-  return g;
-}
-
 Vec3 unit_or_zero(Vec3 v) noexcept {
   const double length = std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
   if (!(length > 0) || !std::isfinite(length)) return {0, 0, 0};
@@ -192,7 +185,7 @@ std::uint32_t add_piece_vertex(const Block& block, std::ptrdiff_t n, const Coord
   for (int c = 0; c < 8; ++c) {
     const double weight = (corner_offset(c, 0) ? local[0] : low[0]) * (corner_offset(c, 1) ? local[1] : low[1]) *
                           (corner_offset(c, 2) ? local[2] : low[2]);
-    // Central difference at the corner, as node_gradient.
+    // Central difference at the corner, times 2h (only its direction is used).
     const double* node = lowest + steps[static_cast<std::size_t>(c)];
     const Vec3 g{node[1] - node[-1], node[along_y] - node[-along_y], node[along_z] - node[-along_z]};
     for (std::size_t axis = 0; axis < 3; ++axis) normal[axis] += weight * g[axis];
@@ -241,16 +234,22 @@ const CellCase& manifold_case(const Block& block, std::ptrdiff_t n, unsigned pat
 }
 
 /// Marching cubes: the vertex where the grid edge from node n along `axis` crosses
-/// zero, t = d0 / (d0 - d1) from the lower node; normal lerped between the ends.
+/// zero, t = d0 / (d0 - d1) from the lower node; normal lerped between the ends'
+/// central differences (times 2h; only the direction is used).
 std::uint32_t add_edge_vertex(const Block& block, std::ptrdiff_t n, int axis, const Coord& global, double h,
                               MeshOut& out) {
-  const std::ptrdiff_t m = n + block.step(axis);
-  const double d0 = block.value(n), d1 = block.value(m);
+  const std::ptrdiff_t along_y = block.step(1), along_z = block.step(2);
+  const double* lower = block.values.data() + n;
+  const double* upper = lower + block.step(axis);
+  const double d0 = *lower, d1 = *upper;
   const double t = d0 / (d0 - d1);
   Vec3 position{};
   for (std::size_t a = 0; a < 3; ++a)
     position[a] = (static_cast<double>(global[a]) + (static_cast<int>(a) == axis ? t : 0.0)) * h;
-  const Vec3 g0 = node_gradient(block, n), g1 = node_gradient(block, m);
+  const auto gradient = [&](const double* node) {
+    return Vec3{node[1] - node[-1], node[along_y] - node[-along_y], node[along_z] - node[-along_z]};
+  };
+  const Vec3 g0 = gradient(lower), g1 = gradient(upper);
   Vec3 normal{};
   for (std::size_t a = 0; a < 3; ++a) normal[a] = g0[a] + (g1[a] - g0[a]) * t;
   return out.add_vertex(position, unit_or_zero(normal));
@@ -440,7 +439,11 @@ class BrickMesher {
         plane_first_[1] = plane_first_[0];
         plane_first_[0] = at;
       }
-      plane_shells_[0].resize((at - plane_first_[0] + 1) * channels * kShellSize);
+      // Grown, never shrunk, and by doubling: the buffers are reused across planes and
+      // their contents need no clearing (only entries a brick saved are read).
+      const std::size_t shells_needed = (at - plane_first_[0] + 1) * channels * kShellSize;
+      if (plane_shells_[0].size() < shells_needed)
+        plane_shells_[0].resize(std::max(shells_needed, 2 * plane_shells_[0].size()));
       if (at + 1 < cell_bricks_.size()) prefetch(cell_bricks_[at + 1], cell_bricks_[at]);
       gather(cell_bricks_[at]);
       if (options_.mesher == Mesher::surface_nets)
@@ -721,16 +724,19 @@ class BrickMesher {
       const auto first = [d](int axis) { return corner_offset(d, axis) ? 8 : 0; };
       const auto last = [d](int axis) { return corner_offset(d, axis) ? 8 : 7; };
       const int face = (d & 1) ? 0 : ((d & 2) ? 1 : 2);
-      const std::array<int, 3> slot_step = face == 0 ? std::array<int, 3>{0, 1, 8}
-                                                     : (face == 1 ? std::array<int, 3>{1, 0, 8} : std::array<int, 3>{1, 8, 0});
       for (std::size_t ch = 0; ch < channels; ++ch) {
         const std::uint32_t* from_face = shell + ch * kShellSize + 64 * static_cast<std::size_t>(face);
         std::uint32_t* to = table.data() + ch * 729;
         for (int z = first(2); z <= last(2); ++z)
-          for (int y = first(1); y <= last(1); ++y)
-            for (int x = first(0); x <= last(0); ++x)
-              to[table_index(x, y, z)] =
-                  from_face[static_cast<std::size_t>((x & 7) * slot_step[0] + (y & 7) * slot_step[1] + (z & 7) * slot_step[2])];
+          for (int y = first(1); y <= last(1); ++y) {
+            if (face == 0) {  // x = 8: one entry, slot y + 8 z
+              to[table_index(8, y, z)] = from_face[static_cast<std::size_t>((y & 7) + 8 * (z & 7))];
+              continue;
+            }
+            // x = 0..7, contiguous in both: slot x + 8 z on face y, x + 8 y on face z.
+            const int row = 8 * (face == 1 ? (z & 7) : (y & 7));
+            std::copy_n(from_face + row, 8, to + table_index(0, y, z));
+          }
       }
     }
   }
