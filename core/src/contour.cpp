@@ -120,11 +120,15 @@ void for_each_bit(unsigned bits, Visit&& visit) {
 struct MeshOut {
   ContourResult result;
   std::uint32_t add_vertex(const Vec3& position, const Vec3& normal) {
-    if (result.mesh.positions.size() >= UINT32_MAX)
-      throw Error(ErrorCode::toolarge, "contour: more vertices than 32-bit triangle indices can address");
+    const std::size_t index = result.mesh.positions.size();
+    if (index >= UINT32_MAX) too_many_vertices();
     result.mesh.positions.push_back(position);
     result.mesh.normals.push_back(normal);
-    return static_cast<std::uint32_t>(result.mesh.positions.size() - 1);
+    return static_cast<std::uint32_t>(index);
+  }
+  // Out of line, so the common path of add_vertex stays small enough to inline.
+  [[noreturn, gnu::cold, gnu::noinline]] static void too_many_vertices() {
+    throw Error(ErrorCode::toolarge, "contour: more vertices than 32-bit triangle indices can address");
   }
   void add_triangle(std::uint32_t a, std::uint32_t b, std::uint32_t c) { result.mesh.triangles.push_back({a, b, c}); }
 };
