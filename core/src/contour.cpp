@@ -3,10 +3,12 @@
 // Brick-wise scheme. A "cell brick" C holds the 512 cells whose lowest corner lies in
 // brick C. Cell bricks are visited in descending (bx, by, bz) order, so the cell
 // bricks above C on every axis are done before C. Only cell bricks whose cell corners
-// (local 0..8) have both signs are visited. C reads node values from local -1 to 10
-// on each axis (its cells' corners, 0..8, one more for the corner gradients, and one
-// more for the manifold mode's look at the neighbours of cells at 8) into a dense
-// block, and then:
+// (local 0..8) have both signs are visited. C looks at nodes from local -1 to 10 on
+// each axis (its cells' corners, 0..8, one more for the corner gradients, and one more
+// for the manifold mode's look at the neighbours of cells at 8): first as one bit per
+// node (inside or not, eight to a byte, kept per stored brick), from which whole rows
+// of cells without a sign change are passed over; then, as double values in a dense
+// block, only the node rows that the vertices of its sign-changing cells read. Then:
 //  - surface nets: computes the vertices of its own cells (0..7), takes the vertices
 //    of cells at local 8 from the bricks above, and makes the quads of the grid edges
 //    it owns: along axis a the edges starting at local 0..7 on a and 1..8 on the two
@@ -15,7 +17,8 @@
 //    (0..7), takes those starting at local 8 from the bricks above, and makes the
 //    triangles of its own cells.
 // Each brick keeps the vertex indices of its lowest layer of cells or edges (local 0
-// on some axis) for the bricks below it; nothing else outlives the brick.
+// on some axis) for the bricks below it, until the x plane below its own is done;
+// nothing else outlives the brick.
 // Every grid edge and every cell is thus handled by exactly one brick, and every
 // vertex is computed by one function of the node values around it, the same one the
 // dense reference calls, so both give the same coordinates bit for bit.
