@@ -27,10 +27,11 @@ template <class S>
 void BM_contour(benchmark::State& state, Mesher mesher, bool manifold) {
   const Grid<S>& grid = sphere_grid<S>();
   const ContourOptions options{mesher, manifold};
-  std::size_t triangles = 0;
+  std::size_t triangles = 0, bricks_meshed = 0;
   for (auto _ : state) {
     ContourResult result = contour(grid, options);
     triangles = result.mesh.triangles.size();
+    bricks_meshed = result.bricks_meshed;
     benchmark::DoNotOptimize(result.mesh.positions.data());
   }
   const auto cells = static_cast<double>(grid.stored_brick_count()) * kBrickNodes;
@@ -38,6 +39,8 @@ void BM_contour(benchmark::State& state, Mesher mesher, bool manifold) {
   state.counters["ns_per_cell"] =
       benchmark::Counter(cells, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
   state.counters["triangles"] = static_cast<double>(triangles);
+  // Cell bricks the mesher visited (those whose cells change sign), for scale.
+  state.counters["bricks_meshed"] = static_cast<double>(bricks_meshed);
 }
 
 template <class S>

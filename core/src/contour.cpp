@@ -3,10 +3,12 @@
 // Brick-wise scheme. A "cell brick" C holds the 512 cells whose lowest corner lies in
 // brick C. Cell bricks are visited in descending (bx, by, bz) order, so the cell
 // bricks above C on every axis are done before C. Only cell bricks whose cell corners
-// (local 0..8) have both signs are visited. C reads node values from local -1 to 10
-// on each axis (its cells' corners, 0..8, one more for the corner gradients, and one
-// more for the manifold mode's look at the neighbours of cells at 8) into a dense
-// block, and then:
+// (local 0..8) have both signs are visited. C looks at nodes from local -1 to 10 on
+// each axis (its cells' corners, 0..8, one more for the corner gradients, and one more
+// for the manifold mode's look at the neighbours of cells at 8): first as one bit per
+// node (inside or not, eight to a byte, kept per stored brick), from which whole rows
+// of cells without a sign change are passed over; then, as double values in a dense
+// block, only the node rows that the vertices of its sign-changing cells read. Then:
 //  - surface nets: computes the vertices of its own cells (0..7), takes the vertices
 //    of cells at local 8 from the bricks above, and makes the quads of the grid edges
 //    it owns: along axis a the edges starting at local 0..7 on a and 1..8 on the two
@@ -15,7 +17,8 @@
 //    (0..7), takes those starting at local 8 from the bricks above, and makes the
 //    triangles of its own cells.
 // Each brick keeps the vertex indices of its lowest layer of cells or edges (local 0
-// on some axis) for the bricks below it; nothing else outlives the brick.
+// on some axis) for the bricks below it, until the x plane below its own is done;
+// nothing else outlives the brick.
 // Every grid edge and every cell is thus handled by exactly one brick, and every
 // vertex is computed by one function of the node values around it, the same one the
 // dense reference calls, so both give the same coordinates bit for bit.
@@ -23,8 +26,10 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -99,61 +104,97 @@ unsigned cell_pattern(const Block& block, std::ptrdiff_t n, const std::array<std
   return pattern;
 }
 
-/// Central difference at a node, times 2h (only its direction is used).
-Vec3 node_gradient(const Block& block, std::ptrdiff_t n) noexcept {
-  Vec3 g{};
-  for (int a = 0; a < 3; ++a) g[static_cast<std::size_t>(a)] = block.value(n + block.step(a)) - block.value(n - block.step(a));
-  return g;
-}
-
 Vec3 unit_or_zero(Vec3 v) noexcept {
   const double length = std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
   if (!(length > 0) || !std::isfinite(length)) return {0, 0, 0};
   return {v[0] / length, v[1] / length, v[2] / length};
 }
 
+/// Calls visit(x) for each set bit x of bits, lowest first.
+template <class Visit>
+void for_each_bit(unsigned bits, Visit&& visit) {
+  while (bits != 0) {
+    visit(std::countr_zero(bits));
+    bits &= bits - 1;
+  }
+}
+
 /// Output being built, with the counters of ContourResult.
 struct MeshOut {
   ContourResult result;
   std::uint32_t add_vertex(const Vec3& position, const Vec3& normal) {
-    if (result.mesh.positions.size() >= UINT32_MAX)
-      throw Error(ErrorCode::toolarge, "contour: more vertices than 32-bit triangle indices can address");
+    const std::size_t index = result.mesh.positions.size();
+    if (index >= UINT32_MAX) too_many_vertices();
     result.mesh.positions.push_back(position);
     result.mesh.normals.push_back(normal);
-    return static_cast<std::uint32_t>(result.mesh.positions.size() - 1);
+    return static_cast<std::uint32_t>(index);
+  }
+  // Out of line, so the common path of add_vertex stays small enough to inline.
+  [[noreturn, gnu::cold, gnu::noinline]] static void too_many_vertices() {
+    throw Error(ErrorCode::toolarge, "contour: more vertices than 32-bit triangle indices can address");
   }
   void add_triangle(std::uint32_t a, std::uint32_t b, std::uint32_t c) { result.mesh.triangles.push_back({a, b, c}); }
 };
 
+/// Bit e set when edge e of a cell with inside pattern p crosses zero (its corners differ).
+constexpr std::array<std::uint16_t, 256> kCrossingEdges = [] {
+  std::array<std::uint16_t, 256> table{};
+  for (unsigned p = 0; p < 256; ++p)
+    for (std::size_t e = 0; e < 12; ++e)
+      if (((p >> kEdgeCorners[e][0]) & 1u) != ((p >> kEdgeCorners[e][1]) & 1u))
+        table[p] = static_cast<std::uint16_t>(table[p] | (1u << e));
+  return table;
+}();
+
+/// The offsets (0 or 1 on each axis) of each edge's lower corner within its cell.
+constexpr std::array<Vec3, 12> kEdgeStart = [] {
+  std::array<Vec3, 12> starts{};
+  for (std::size_t e = 0; e < 12; ++e)
+    for (std::size_t axis = 0; axis < 3; ++axis)
+      starts[e][axis] = corner_offset(kEdgeCorners[e][0], static_cast<int>(axis));
+  return starts;
+}();
+
 /// The vertex of one piece of a cell's surface (piece < 0: of all its crossings), for
 /// the cell whose lowest corner is node n of the block (global index `global`): at the
-/// mean of the piece's edge crossings, with the normal blended from the corner
-/// gradients by the vertex's trilinear weights.
+/// mean of the piece's edge crossings (summed in ascending edge order), with the normal
+/// blended from the corner gradients by the vertex's trilinear weights (summed in corner
+/// order). Those operations and their order fix the result; the code around them
+/// avoids data-dependent branches and reads the block at fixed strides.
 std::uint32_t add_piece_vertex(const Block& block, std::ptrdiff_t n, const Coord& global, const CellCase& cell, int piece,
                                double h, const std::array<std::ptrdiff_t, 8>& steps, MeshOut& out) {
+  const double* lowest = block.values.data() + n;
+  const std::ptrdiff_t along_y = block.step(1), along_z = block.step(2);
   std::array<double, 8> d{};
-  for (std::size_t c = 0; c < 8; ++c) d[c] = block.value(n + steps[c]);
-  Vec3 sum{0, 0, 0};
-  int crossings = 0;
-  for (std::size_t e = 0; e < 12; ++e) {
-    const int owner = cell.piece_of_edge[e];
-    if (owner < 0 || (piece >= 0 && owner != piece)) continue;
-    const int a = kEdgeCorners[e][0], b = kEdgeCorners[e][1];
-    const double t = d[static_cast<std::size_t>(a)] / (d[static_cast<std::size_t>(a)] - d[static_cast<std::size_t>(b)]);
-    for (int axis = 0; axis < 3; ++axis) {
-      const bool along = static_cast<int>(e / 4) == axis;
-      sum[static_cast<std::size_t>(axis)] += along ? t : static_cast<double>(corner_offset(a, axis));
-    }
-    ++crossings;
+  unsigned pattern = 0;
+  for (std::size_t c = 0; c < 8; ++c) {
+    d[c] = lowest[steps[c]];
+    pattern |= static_cast<unsigned>(d[c] < 0) << c;
   }
-  const auto count = static_cast<double>(crossings);
+  unsigned edges = kCrossingEdges[pattern];  // bit e: edge e crosses zero within the piece
+  if (piece >= 0)
+    for (std::size_t e = 0; e < 12; ++e)
+      if (cell.piece_of_edge[e] != piece) edges &= ~(1u << e);
+  Vec3 sum{0, 0, 0};
+  for_each_bit(edges, [&](int e) {
+    const auto edge = static_cast<std::size_t>(e);
+    const double da = d[static_cast<std::size_t>(kEdgeCorners[edge][0])];
+    const double db = d[static_cast<std::size_t>(kEdgeCorners[edge][1])];
+    Vec3 crossing = kEdgeStart[edge];
+    crossing[edge / 4] = da / (da - db);
+    for (std::size_t axis = 0; axis < 3; ++axis) sum[axis] += crossing[axis];
+  });
+  const auto count = static_cast<double>(std::popcount(edges));
   const Vec3 local{sum[0] / count, sum[1] / count, sum[2] / count};
+  const Vec3 low{1 - local[0], 1 - local[1], 1 - local[2]};
   Vec3 normal{0, 0, 0};
+#pragma GCC unroll 8
   for (int c = 0; c < 8; ++c) {
-    double weight = 1;
-    for (int axis = 0; axis < 3; ++axis)
-      weight *= corner_offset(c, axis) ? local[static_cast<std::size_t>(axis)] : 1 - local[static_cast<std::size_t>(axis)];
-    const Vec3 g = node_gradient(block, n + steps[static_cast<std::size_t>(c)]);
+    const double weight = (corner_offset(c, 0) ? local[0] : low[0]) * (corner_offset(c, 1) ? local[1] : low[1]) *
+                          (corner_offset(c, 2) ? local[2] : low[2]);
+    // Central difference at the corner, times 2h (only its direction is used).
+    const double* node = lowest + steps[static_cast<std::size_t>(c)];
+    const Vec3 g{node[1] - node[-1], node[along_y] - node[-along_y], node[along_z] - node[-along_z]};
     for (std::size_t axis = 0; axis < 3; ++axis) normal[axis] += weight * g[axis];
   }
   Vec3 position{};
@@ -171,38 +212,51 @@ std::uint32_t add_cell_vertices(const Block& block, std::ptrdiff_t n, const Coor
   return first;
 }
 
-/// The pieces of the cell at block node n as the manifold mode reads them. With the
-/// plain face rule (inside corners of an ambiguous face separated), a cell whose
-/// inside corners on that face are joined through its own interior has one piece
-/// touching the face twice; if the neighbour across the face does too, the two
-/// pieces' vertices would be joined by four quads (a tube through the face that one
-/// vertex per piece cannot form). Such a face is read the other way, joining its
-/// inside corners; both cells decide from the same values, so they agree.
-const CellCase& manifold_case(const Block& block, std::ptrdiff_t n, unsigned pattern,
-                              const std::array<std::ptrdiff_t, 8>& steps) {
+/// The pieces of a cell (inside pattern `pattern`) as the manifold mode reads them;
+/// pattern_across(f) is the pattern of the neighbour cell across face f (-x, +x, -y,
+/// +y, -z, +z). With the plain face rule (inside corners of an ambiguous face
+/// separated), a cell whose inside corners on that face are joined through its own
+/// interior has one piece touching the face twice; if the neighbour across the face
+/// does too, the two pieces' vertices would be joined by four quads (a tube through
+/// the face that one vertex per piece cannot form). Such a face is read the other
+/// way, joining its inside corners; both cells decide from the same signs, so they agree.
+template <class PatternAcross>
+const CellCase& manifold_case(unsigned pattern, PatternAcross&& pattern_across) {
   const unsigned candidates = detail::kJoinedInsideDiagonals[pattern];
   if (candidates == 0) return kCellCases[pattern];
   unsigned join = 0;
   for (int f = 0; f < 6; ++f) {
     if (((candidates >> f) & 1u) == 0) continue;
-    const std::ptrdiff_t neighbour = n + ((f & 1) ? 1 : -1) * block.step(f / 2);
-    const unsigned other = cell_pattern(block, neighbour, steps);
-    if ((detail::kJoinedInsideDiagonals[other] >> (f ^ 1)) & 1u) join |= 1u << f;
+    if ((detail::kJoinedInsideDiagonals[pattern_across(f)] >> (f ^ 1)) & 1u) join |= 1u << f;
   }
   return join == 0 ? kCellCases[pattern] : detail::cell_case_joined(pattern, join);
 }
 
+/// manifold_case for the cell whose lowest corner is block node n.
+const CellCase& manifold_case(const Block& block, std::ptrdiff_t n, unsigned pattern,
+                              const std::array<std::ptrdiff_t, 8>& steps) {
+  return manifold_case(pattern, [&](int f) {
+    return cell_pattern(block, n + ((f & 1) ? 1 : -1) * block.step(f / 2), steps);
+  });
+}
+
 /// Marching cubes: the vertex where the grid edge from node n along `axis` crosses
-/// zero, t = d0 / (d0 - d1) from the lower node; normal lerped between the ends.
+/// zero, t = d0 / (d0 - d1) from the lower node; normal lerped between the ends'
+/// central differences (times 2h; only the direction is used).
 std::uint32_t add_edge_vertex(const Block& block, std::ptrdiff_t n, int axis, const Coord& global, double h,
                               MeshOut& out) {
-  const std::ptrdiff_t m = n + block.step(axis);
-  const double d0 = block.value(n), d1 = block.value(m);
+  const std::ptrdiff_t along_y = block.step(1), along_z = block.step(2);
+  const double* lower = block.values.data() + n;
+  const double* upper = lower + block.step(axis);
+  const double d0 = *lower, d1 = *upper;
   const double t = d0 / (d0 - d1);
   Vec3 position{};
   for (std::size_t a = 0; a < 3; ++a)
     position[a] = (static_cast<double>(global[a]) + (static_cast<int>(a) == axis ? t : 0.0)) * h;
-  const Vec3 g0 = node_gradient(block, n), g1 = node_gradient(block, m);
+  const auto gradient = [&](const double* node) {
+    return Vec3{node[1] - node[-1], node[along_y] - node[-along_y], node[along_z] - node[-along_z]};
+  };
+  const Vec3 g0 = gradient(lower), g1 = gradient(upper);
   Vec3 normal{};
   for (std::size_t a = 0; a < 3; ++a) normal[a] = g0[a] + (g1[a] - g0[a]) * t;
   return out.add_vertex(position, unit_or_zero(normal));
@@ -230,6 +284,16 @@ void add_quad(const std::array<std::uint32_t, 4>& q, MeshOut& out) {
 /// axis, t on the higher one) from the cell's lowest corner.
 constexpr int cell_edge(int axis, int lower_offset, int higher_offset) { return 4 * axis + lower_offset + 2 * higher_offset; }
 
+/// The quad around a sign-changing grid edge along some axis from the vertices of
+/// the cells (0, 0), (1, 0), (1, 1), (0, 1) around it in (u, v) = (axis + 1, axis + 2).
+void add_edge_quad(bool lower_end_inside, const std::array<std::uint32_t, 4>& around, MeshOut& out) {
+  // (u, v, axis) is right-handed, so this order faces +axis: right when the outside is there.
+  if (lower_end_inside)
+    add_quad(around, out);
+  else
+    add_quad({around[0], around[3], around[2], around[1]}, out);
+}
+
 /// The quad for a sign-changing grid edge from node p along `axis`. vertex_of(cell,
 /// edge) gives the vertex of cell (offset (s, t) in (u, v) = (axis+1, axis+2) from
 /// p - e_u - e_v) that belongs to that cell's edge id.
@@ -245,11 +309,7 @@ void add_edge_quad(int axis, bool lower_end_inside, VertexOf&& vertex_of, MeshOu
     const int edge = u < v ? cell_edge(axis, on_u, on_v) : cell_edge(axis, on_v, on_u);
     around[k] = vertex_of(s, t, edge);
   }
-  // (u, v, axis) is right-handed, so this order faces +axis: right when the outside is there.
-  if (lower_end_inside)
-    add_quad(around, out);
-  else
-    add_quad({around[0], around[3], around[2], around[1]}, out);
+  add_edge_quad(lower_end_inside, around, out);
 }
 
 // Which signs occur among some nodes: bit set.
@@ -261,29 +321,69 @@ struct SignSets {
   std::array<std::uint8_t, 3> low_face{};
 };
 
+/// Inside flags of a brick's 64 node rows: bit x of byte y + 8 z is set when node
+/// (x, y, z) is inside.
+using RowBits = std::array<std::uint8_t, 64>;
+constexpr RowBits kAllOutsideRows{};
+constexpr RowBits kAllInsideRows = [] {
+  RowBits rows{};
+  for (auto& row : rows) row = 0xff;
+  return rows;
+}();
+
+/// Bit x set when flags[x] (each 0 or 1) is 1: one multiply moves bit 8x of the
+/// little-endian word to bit 56 + x, with no carries into the top byte.
+std::uint8_t pack_flags(const std::uint8_t* flags) noexcept {
+  static_assert(std::endian::native == std::endian::little, "pack_flags reads eight flags as a little-endian word");
+  std::uint64_t word = 0;
+  std::memcpy(&word, flags, sizeof word);
+  return static_cast<std::uint8_t>((word * 0x0102040810204080ULL) >> 56);
+}
+
+/// Bit x set when local cell x (corners at block bits x + 1 and x + 2) of a row of
+/// cells changes sign, from the inside bits of its four node rows.
+std::uint8_t mixed_cells(unsigned r00, unsigned r10, unsigned r01, unsigned r11) noexcept {
+  const unsigned any = r00 | r10 | r01 | r11, all = r00 & r10 & r01 & r11;
+  const unsigned some_inside = (any | (any >> 1)) >> 1, all_inside = (all & (all >> 1)) >> 1;
+  return static_cast<std::uint8_t>(some_inside & ~all_inside & 0xffu);
+}
+
 template <class S>
 class BrickMesher {
  public:
   BrickMesher(const Grid<S>& grid, const ContourOptions& options) : grid_(grid), options_(options) {
     block_.resize({12, 12, 12});
     steps_ = corner_steps(block_);
-    const auto& keys = grid.stored_keys();
-    stored_signs_.resize(keys.size());
-    for (std::size_t slot = 0; slot < keys.size(); ++slot) {
+    const std::size_t count = grid.stored_keys().size();
+    stored_rows_.resize(count);
+    stored_signs_.resize(count);
+    std::array<std::uint8_t, kBrickNodes> flags{};
+    for (std::size_t slot = 0; slot < count; ++slot) {
       const S* values = grid.brick_values(slot);
-      SignSets& signs = stored_signs_[slot];
-      // Count inside nodes (branch-free, so it vectorises); faces from their rows.
-      int inside_all = 0, inside_x0 = 0, inside_y0 = 0, inside_z0 = 0;
-      for (int n = 0; n < kBrickNodes; ++n) inside_all += values[n] < 0;
-      for (int n = 0; n < kBrickNodes; n += 8) inside_x0 += values[n] < 0;
-      for (int z = 0; z < 8; ++z)
-        for (int x = 0; x < 8; ++x) inside_y0 += values[64 * z + x] < 0;
-      for (int n = 0; n < 64; ++n) inside_z0 += values[n] < 0;
-      const auto sets = [](int inside_count, int total) {
-        return static_cast<std::uint8_t>((inside_count > 0 ? kHasInside : 0) | (inside_count < total ? kHasOutside : 0));
+      // Flags first (branch-free, so it vectorises), then eight at a time into bits.
+      for (int n = 0; n < kBrickNodes; ++n) flags[static_cast<std::size_t>(n)] = values[n] < 0 ? 1 : 0;
+      RowBits& rows = stored_rows_[slot];
+      for (std::size_t row = 0; row < 64; ++row) rows[row] = pack_flags(flags.data() + 8 * row);
+      // Any and all of the inside bits over the brick and its faces x = 0, y = 0, z = 0.
+      unsigned any = 0, all = 0xff, any_x0 = 0, all_x0 = 1, any_y0 = 0, all_y0 = 0xff, any_z0 = 0, all_z0 = 0xff;
+      for (std::size_t row = 0; row < 64; ++row) {
+        any |= rows[row];
+        all &= rows[row];
+        any_x0 |= rows[row] & 1u;
+        all_x0 &= rows[row];
+        if (row % 8 == 0) {
+          any_y0 |= rows[row];
+          all_y0 &= rows[row];
+        }
+        if (row < 8) {
+          any_z0 |= rows[row];
+          all_z0 &= rows[row];
+        }
+      }
+      const auto sets = [](unsigned some, unsigned every, unsigned full) {
+        return static_cast<std::uint8_t>((some != 0 ? kHasInside : 0) | (every != full ? kHasOutside : 0));
       };
-      signs.all = sets(inside_all, kBrickNodes);
-      signs.low_face = {sets(inside_x0, 64), sets(inside_y0, 64), sets(inside_z0, 64)};
+      stored_signs_[slot] = {sets(any, all, 0xff), {sets(any_x0, all_x0, 1), sets(any_y0, all_y0, 0xff), sets(any_z0, all_z0, 0xff)}};
     }
     build_lookup();
   }
@@ -304,18 +404,29 @@ class BrickMesher {
         }
         first = false;
       }
+    // Two more bricks below the extent and one above on each axis: cell bricks run from
+    // lo - 1 to hi, and their gathers read one brick further each way.
     double cells = 1;
-    for (std::size_t a = 0; a < 3; ++a) cells *= static_cast<double>(hi[a] - lo[a] + 1);
+    for (std::size_t a = 0; a < 3; ++a) cells *= static_cast<double>(hi[a] - lo[a] + 4);
     if (cells > static_cast<double>(1 << 24) || stored.size() > static_cast<std::size_t>(INT32_MAX)) return;
-    lookup_lo_ = lo;
-    for (std::size_t a = 0; a < 3; ++a) lookup_size_[a] = hi[a] - lo[a] + 1;
+    for (std::size_t a = 0; a < 3; ++a) {
+      lookup_lo_[a] = lo[a] - 2;
+      lookup_size_[a] = hi[a] - lo[a] + 4;
+    }
+    lookup_steps_ = {1, lookup_size_[0], lookup_size_[0] * lookup_size_[1]};
     lookup_.assign(static_cast<std::size_t>(cells), kAbsentBrick);
     const auto index = [&](std::int64_t key) {
       const BrickCoord b = brick_of(key);
-      return static_cast<std::size_t>((b.bx - lo[0]) + lookup_size_[0] * ((b.by - lo[1]) + lookup_size_[1] * (b.bz - lo[2])));
+      return lookup_index({b.bx, b.by, b.bz});
     };
     for (std::size_t slot = 0; slot < stored.size(); ++slot) lookup_[index(stored[slot])] = static_cast<std::int32_t>(slot);
     for (std::int64_t key : inside) lookup_[index(key)] = kInsideBrick;
+  }
+
+  /// Index in lookup_ (and position_grid_) of brick b, which must lie in the lookup box.
+  std::size_t lookup_index(const Coord& b) const {
+    return static_cast<std::size_t>((b[0] - lookup_lo_[0]) + lookup_steps_[1] * (b[1] - lookup_lo_[1]) +
+                                    lookup_steps_[2] * (b[2] - lookup_lo_[2]));
   }
 
   ContourResult run() {
@@ -327,9 +438,20 @@ class BrickMesher {
     out_.result.mesh.normals.reserve(expected_vertices);
     out_.result.mesh.triangles.reserve(2 * expected_vertices);
     const std::size_t channels = options_.mesher == Mesher::surface_nets ? 1 : 3;
-    shells_.assign(cell_bricks_.size() * channels * kShellSize, 0);
     for (std::size_t at = 0; at < cell_bricks_.size(); ++at) {
-      if (at + 1 < cell_bricks_.size()) prefetch(cell_bricks_[at + 1]);
+      if (at == 0 || cell_bricks_[at][0] != cell_bricks_[at - 1][0]) {
+        // A new x plane: the one before becomes the plane above (or one further up, whose
+        // shells no brick of this plane reads).
+        std::swap(plane_shells_[0], plane_shells_[1]);
+        plane_first_[1] = plane_first_[0];
+        plane_first_[0] = at;
+      }
+      // Grown, never shrunk, and by doubling: the buffers are reused across planes and
+      // their contents need no clearing (only entries a brick saved are read).
+      const std::size_t shells_needed = (at - plane_first_[0] + 1) * channels * kShellSize;
+      if (plane_shells_[0].size() < shells_needed)
+        plane_shells_[0].resize(std::max(shells_needed, 2 * plane_shells_[0].size()));
+      if (at + 1 < cell_bricks_.size()) prefetch(cell_bricks_[at + 1], cell_bricks_[at]);
       gather(cell_bricks_[at]);
       if (options_.mesher == Mesher::surface_nets)
         surface_nets_brick(at);
@@ -342,39 +464,52 @@ class BrickMesher {
   }
 
  private:
-  static constexpr std::size_t kShellSize = 3 * 64;  // faces x = 0, y = 0, z = 0 of 8 x 8
+  // A shell: faces x = 0, y = 0, z = 0 of 8 x 8 entries each, slot p + 8 q for the
+  // face's other two coordinates (p the lower axis).
+  static constexpr std::size_t kShellSize = 3 * 64;
   static constexpr int kTable = 9;                   // local cells or edge starts 0..8
 
   struct Source {
-    const S* values = nullptr;
+    const S* values = nullptr;  // null: every node reads fill
     double fill = 0;
     SignSets signs;
+    const RowBits* rows = &kAllOutsideRows;
   };
+  /// The source of the brick at index `at` of lookup_.
+  Source source_at(std::size_t at) const {
+    const std::int32_t slot = lookup_[at];
+    if (slot >= 0) {
+      const auto s = static_cast<std::size_t>(slot);
+      return {grid_.brick_values(s), 0, stored_signs_[s], &stored_rows_[s]};
+    }
+    constexpr SignSets outside{kHasOutside, {kHasOutside, kHasOutside, kHasOutside}};
+    constexpr SignSets inside{kHasInside, {kHasInside, kHasInside, kHasInside}};
+    if (slot == kInsideBrick) return {nullptr, -grid_.band_width(), inside, &kAllInsideRows};
+    return {nullptr, grid_.band_width(), outside, &kAllOutsideRows};
+  }
+
   Source source(const Coord& b) const {
     constexpr SignSets outside{kHasOutside, {kHasOutside, kHasOutside, kHasOutside}};
     constexpr SignSets inside{kHasInside, {kHasInside, kHasInside, kHasInside}};
+    const Source absent{nullptr, grid_.band_width(), outside, &kAllOutsideRows};
+    const auto stored = [&](std::size_t slot) {
+      return Source{grid_.brick_values(slot), 0, stored_signs_[slot], &stored_rows_[slot]};
+    };
     if (!lookup_.empty()) {
       std::size_t at = 0;
       for (std::size_t a = 3; a-- > 0;) {
         const std::int64_t offset = b[a] - lookup_lo_[a];
-        if (offset < 0 || offset >= lookup_size_[a]) return {nullptr, grid_.band_width(), outside};
+        if (offset < 0 || offset >= lookup_size_[a]) return absent;
         at = at * static_cast<std::size_t>(lookup_size_[a]) + static_cast<std::size_t>(offset);
       }
-      const std::int32_t slot = lookup_[at];
-      if (slot >= 0)
-        return {grid_.brick_values(static_cast<std::size_t>(slot)), 0, stored_signs_[static_cast<std::size_t>(slot)]};
-      if (slot == kInsideBrick) return {nullptr, -grid_.band_width(), inside};
-      return {nullptr, grid_.band_width(), outside};
+      return source_at(at);
     }
     for (std::int64_t c : b)
-      if (!brick_coord_in_range(c)) return {nullptr, grid_.band_width(), outside};
+      if (!brick_coord_in_range(c)) return absent;
     const std::int64_t key = brick_key(b[0], b[1], b[2]);
-    if (const S* values = grid_.find_brick(key)) {
-      const auto slot = static_cast<std::size_t>(values - grid_.brick_values(0)) / kBrickNodes;
-      return {values, 0, stored_signs_[slot]};
-    }
-    if (grid_.is_inside(key)) return {nullptr, -grid_.band_width(), inside};
-    return {nullptr, grid_.band_width(), outside};
+    if (const S* values = grid_.find_brick(key)) return stored(static_cast<std::size_t>(values - grid_.brick_values(0)) / kBrickNodes);
+    if (grid_.is_inside(key)) return {nullptr, -grid_.band_width(), inside, &kAllInsideRows};
+    return absent;
   }
 
   /// Cell bricks whose cells' corners (local 0..8: the brick and the lowest node
@@ -382,22 +517,44 @@ class BrickMesher {
   /// from the bricks below every stored brick and every inside brick that touches
   /// an absent one, a superset of them.
   void plan_cell_bricks() {
-    const auto keep_if_mixed = [&](const Coord& c) {
-      std::uint8_t signs = source(c).signs.all;
+    // Cell brick c is kept when the signs of brick c and the low faces of the bricks
+    // above it (signs_above(d) for offset d = 1..7) have both.
+    const auto mixed = [](std::uint8_t signs, auto&& signs_above) {
       for (int d = 1; d < 8 && signs != (kHasInside | kHasOutside); ++d) {
         // Nodes at local 8 on the axes in d lie on the lowest layer of that brick,
         // within its face normal to the first such axis.
         const int face = (d & 1) ? 0 : ((d & 2) ? 1 : 2);
-        signs |= source({c[0] + corner_offset(d, 0), c[1] + corner_offset(d, 1), c[2] + corner_offset(d, 2)})
-                     .signs.low_face[static_cast<std::size_t>(face)];
+        signs |= signs_above(d).low_face[static_cast<std::size_t>(face)];
       }
-      if (signs == (kHasInside | kHasOutside)) cell_bricks_.push_back(c);
+      return signs == (kHasInside | kHasOutside);
+    };
+    const auto keep_if_mixed = [&](const Coord& c) {
+      if (mixed(source(c).signs.all, [&](int d) {
+            return source({c[0] + corner_offset(d, 0), c[1] + corner_offset(d, 1), c[2] + corner_offset(d, 2)}).signs;
+          }))
+        cell_bricks_.push_back(c);
     };
     if (!lookup_.empty()) {
+      // Signs of every brick of the lookup box, so the test reads them at fixed offsets.
+      std::vector<SignSets> signs(lookup_.size());
+      for (std::size_t at = 0; at < lookup_.size(); ++at) signs[at] = source_at(at).signs;
+      std::array<std::ptrdiff_t, 8> above{};
+      for (int d = 1; d < 8; ++d)
+        for (std::size_t a = 0; a < 3; ++a)
+          above[static_cast<std::size_t>(d)] += corner_offset(d, static_cast<int>(a)) * lookup_steps_[a];
       // Every cell brick from the extent's lowest corner - 1 to its highest, descending.
-      for (std::int64_t x = lookup_lo_[0] + lookup_size_[0] - 1; x >= lookup_lo_[0] - 1; --x)
-        for (std::int64_t y = lookup_lo_[1] + lookup_size_[1] - 1; y >= lookup_lo_[1] - 1; --y)
-          for (std::int64_t z = lookup_lo_[2] + lookup_size_[2] - 1; z >= lookup_lo_[2] - 1; --z) keep_if_mixed({x, y, z});
+      for (std::int64_t x = lookup_lo_[0] + lookup_size_[0] - 2; x > lookup_lo_[0]; --x)
+        for (std::int64_t y = lookup_lo_[1] + lookup_size_[1] - 2; y > lookup_lo_[1]; --y)
+          for (std::int64_t z = lookup_lo_[2] + lookup_size_[2] - 2; z > lookup_lo_[2]; --z) {
+            const SignSets* here = signs.data() + lookup_index({x, y, z});
+            if (mixed(here->all, [&](int d) { return here[above[static_cast<std::size_t>(d)]]; }))
+              cell_bricks_.push_back({x, y, z});
+          }
+      // Positions of the kept bricks over the lookup box, so a brick finds those above
+      // it without a search.
+      position_grid_.assign(lookup_.size(), -1);
+      for (std::size_t at = 0; at < cell_bricks_.size(); ++at)
+        position_grid_[lookup_index(cell_bricks_[at])] = static_cast<std::int32_t>(at);
       return;
     }
     std::vector<Coord> candidates;
@@ -420,28 +577,48 @@ class BrickMesher {
     for (const Coord& c : candidates) keep_if_mixed(c);
   }
 
-  /// Starts loading the values of the 27 bricks the gather of cell brick c reads: a
-  /// hint that overlaps memory latency with the work on the brick before; no effect
-  /// on results.
-  void prefetch(const Coord& c) const {
-    for (int d = 0; d < 27; ++d) {
-      const Source src = source({c[0] + d % 3 - 1, c[1] + (d / 3) % 3 - 1, c[2] + d / 9 - 1});
+  /// The sources of the first `count` (9 or 27) bricks around cell brick c, at offsets
+  /// d % 3 - 1, (d / 3) % 3 - 1, d / 9 - 1 (the first 9 are the layer below on z).
+  void sources_around(const Coord& c, int count, std::array<Source, 27>& sources) const {
+    if (!lookup_.empty()) {
+      const std::size_t lowest = lookup_index({c[0] - 1, c[1] - 1, c[2] - 1});
+      for (int d = 0; d < count; ++d)
+        sources[static_cast<std::size_t>(d)] = source_at(lowest + static_cast<std::size_t>(
+                                                              d % 3 + lookup_steps_[1] * ((d / 3) % 3) + lookup_steps_[2] * (d / 9)));
+      return;
+    }
+    for (int d = 0; d < count; ++d)
+      sources[static_cast<std::size_t>(d)] = source({c[0] + d % 3 - 1, c[1] + (d / 3) % 3 - 1, c[2] + d / 9 - 1});
+  }
+
+  /// Starts loading the values of the bricks the gather of cell brick c reads that
+  /// the gather of cell brick `before` did not (the 9 below on z when c is the next one
+  /// down the column, else all 27). A hint that overlaps memory latency with the work
+  /// on the brick before; no effect on results.
+  void prefetch(const Coord& c, const Coord& before) const {
+    const bool next_down = c[0] == before[0] && c[1] == before[1] && c[2] == before[2] - 1;
+    std::array<Source, 27> sources;
+    const int count = next_down ? 9 : 27;
+    sources_around(c, count, sources);
+    for (int d = 0; d < count; ++d) {
+      const Source& src = sources[static_cast<std::size_t>(d)];
       if (src.values == nullptr) continue;
       const auto* bytes = reinterpret_cast<const char*>(src.values);
       for (std::size_t offset = 0; offset < kBrickNodes * sizeof(S); offset += 64) __builtin_prefetch(bytes + offset);
     }
   }
 
-  /// Node values of local -1..10 around cell brick c into block_ (10: the manifold
-  /// mode reads the neighbours of cells at local 8).
+  /// Inside bits of block rows at local -1..10 around cell brick c (row_bits_), which
+  /// own cells change sign (mixed_), and the node values (block_) of the rows those
+  /// cells' vertices read; the other rows of block_ keep stale values and are never
+  /// read. Local 9 and 10 serve the manifold mode's look at the neighbours of cells at 8.
   void gather(const Coord& c) {
     for (std::size_t a = 0; a < 3; ++a) block_.origin[a] = c[a] * 8 - 1;
     // Block row (y, z) at local -1..10 takes node 7 of the brick below on x, nodes
     // 0..7 of the middle one and 0..2 of the one above, from the bricks at that row's
     // (y, z) brick offsets.
     std::array<Source, 27> sources;
-    for (int d = 0; d < 27; ++d)
-      sources[static_cast<std::size_t>(d)] = source({c[0] + d % 3 - 1, c[1] + (d / 3) % 3 - 1, c[2] + d / 9 - 1});
+    sources_around(c, 27, sources);
     const auto brick_part = [](int block_index, int& node) {  // which brick offset (0..2), node within it
       if (block_index == 0) {
         node = 7;
@@ -460,6 +637,29 @@ class BrickMesher {
       for (int y = 0; y < 12; ++y) {
         int node_y = 0;
         const int dy = brick_part(y, node_y);
+        const auto row = static_cast<std::size_t>(node_y + 8 * node_z);
+        const Source* src = &sources[static_cast<std::size_t>(3 * dy + 9 * dz)];
+        row_bits_[static_cast<std::size_t>(y + 12 * z)] = static_cast<std::uint16_t>(
+            ((*src[0].rows)[row] >> 7) | ((*src[1].rows)[row] << 1) | (((*src[2].rows)[row] & 7u) << 9));
+      }
+    }
+    // A cell's vertex reads its corners and their neighbours: block rows y..y+3 and
+    // z..z+3 for own cell row (y, z). Bit y of needed[z]: block row (y, z) is read.
+    std::array<unsigned, 12> needed{};
+    for (int z = 0; z < 8; ++z)
+      for (int y = 0; y < 8; ++y) {
+        const std::uint8_t mixed = mixed_cells(block_row(y + 1, z + 1), block_row(y + 2, z + 1),
+                                               block_row(y + 1, z + 2), block_row(y + 2, z + 2));
+        mixed_[static_cast<std::size_t>(y + 8 * z)] = mixed;
+        if (mixed == 0) continue;
+        for (int dz = 0; dz < 4; ++dz) needed[static_cast<std::size_t>(z + dz)] |= 0xfu << y;
+      }
+    for (int z = 0; z < 12; ++z) {
+      int node_z = 0;
+      const int dz = brick_part(z, node_z);
+      for_each_bit(needed[static_cast<std::size_t>(z)], [&](int y) {
+        int node_y = 0;
+        const int dy = brick_part(y, node_y);
         double* row = block_.values.data() + block_.at(0, y, z);
         const int row_offset = 8 * node_y + 64 * node_z;
         const Source* src = &sources[static_cast<std::size_t>(3 * dy + 9 * dz)];
@@ -474,32 +674,32 @@ class BrickMesher {
         } else {
           for (int x = 0; x < 3; ++x) row[9 + x] = src[2].fill;
         }
-      }
+      });
     }
-    block_.finish_flags();
-    // Signs along each node row at local 0..8 (block 1..9), so rows of cells or
-    // edges without a sign change are passed over whole.
-    for (int z = 0; z < 12; ++z)
-      for (int y = 0; y < 12; ++y) {
-        const std::uint8_t* flags = block_.inside.data() + block_.at(1, y, z);
-        int inside_count = 0;
-        for (int x = 0; x < 9; ++x) inside_count += flags[x];
-        row_signs_[static_cast<std::size_t>(y + 12 * z)] =
-            static_cast<std::uint8_t>((inside_count > 0 ? kHasInside : 0) | (inside_count < 9 ? kHasOutside : 0));
-      }
   }
 
-  /// Signs along the node row at local (y, z), x = 0..8.
-  std::uint8_t row_signs(int y, int z) const { return row_signs_[static_cast<std::size_t>(y + 1 + 12 * (z + 1))]; }
-  /// True when the cells of local row (y, z) may change sign.
-  bool cell_row_mixed(int y, int z) const {
-    return (row_signs(y, z) | row_signs(y + 1, z) | row_signs(y, z + 1) | row_signs(y + 1, z + 1)) ==
-           (kHasInside | kHasOutside);
+  /// Inside bits of block row (y, z), bit x for block x (local x - 1).
+  unsigned block_row(int y, int z) const { return row_bits_[static_cast<std::size_t>(y + 12 * z)]; }
+
+  /// Inside pattern of the cell at local (x, y, z), each in -1..9.
+  unsigned pattern_at(int x, int y, int z) const {
+    const auto pair = [&](int dy, int dz) { return (block_row(y + 1 + dy, z + 1 + dz) >> (x + 1)) & 3u; };
+    return pair(0, 0) | (pair(1, 0) << 2) | (pair(0, 1) << 4) | (pair(1, 1) << 6);
+  }
+
+  /// manifold_case of the cell at local (x, y, z), each in 0..8.
+  const CellCase& manifold_case_at(int x, int y, int z, unsigned pattern) const {
+    return manifold_case(pattern, [&](int f) {
+      std::array<int, 3> q{x, y, z};
+      q[static_cast<std::size_t>(f / 2)] += (f & 1) ? 1 : -1;
+      return pattern_at(q[0], q[1], q[2]);
+    });
   }
 
   /// Position in cell_bricks_ of the brick at c + offset, or -1 when it was skipped.
   std::ptrdiff_t position_of(const Coord& c, int dx, int dy, int dz) const {
     const Coord want{c[0] + dx, c[1] + dy, c[2] + dz};
+    if (!position_grid_.empty()) return position_grid_[lookup_index(want)];
     const auto it = std::lower_bound(cell_bricks_.begin(), cell_bricks_.end(), want, std::greater<>());
     if (it == cell_bricks_.end() || *it != want) return -1;
     return it - cell_bricks_.begin();
@@ -509,56 +709,69 @@ class BrickMesher {
     return static_cast<std::size_t>(x + kTable * (y + kTable * z));
   }
 
-  /// Shell slot of local (x, y, z) with at least one coordinate 0.
-  static std::size_t shell_index(int x, int y, int z) {
-    if (x == 0) return static_cast<std::size_t>(y + 8 * z);
-    if (y == 0) return static_cast<std::size_t>(64 + x + 8 * z);
-    return static_cast<std::size_t>(128 + x + 8 * y);
+  static std::ptrdiff_t table_stride(int axis) { return axis == 0 ? 1 : (axis == 1 ? kTable : kTable * kTable); }
+
+  /// The saved shell (channels x kShellSize) of the cell brick at position `at`, which
+  /// lies in the current x plane or the one above.
+  const std::uint32_t* shell_of(std::size_t at, std::size_t channels) const {
+    const std::size_t plane = cell_bricks_[at][0] == cell_bricks_[plane_first_[0]][0] ? 0 : 1;
+    return plane_shells_[plane].data() + (at - plane_first_[plane]) * channels * kShellSize;
   }
 
-  /// Copies, for each channel, entries at local 8 on some axis from the bricks above
-  /// into table (channel-major, 9^3 each); saves this brick's own shell afterwards.
+  /// Copies, for each channel, entries at local 8 on some axis from the shells of the
+  /// bricks above into table (channel-major, 9^3 each).
   void fill_from_above(std::size_t at, std::size_t channels, std::vector<std::uint32_t>& table) const {
     const Coord& c = cell_bricks_[at];
-    std::array<std::ptrdiff_t, 8> above{};
-    for (int d = 1; d < 8; ++d)
-      above[static_cast<std::size_t>(d)] = position_of(c, corner_offset(d, 0), corner_offset(d, 1), corner_offset(d, 2));
-    for (int z = 0; z <= 8; ++z)
-      for (int y = 0; y <= 8; ++y)
-        for (int x = (y == 8 || z == 8) ? 0 : 8; x <= 8; ++x) {
-          const int d = (x == 8 ? 1 : 0) + (y == 8 ? 2 : 0) + (z == 8 ? 4 : 0);
-          const std::ptrdiff_t from = above[static_cast<std::size_t>(d)];
-          if (from < 0) continue;  // no surface there: never read
-          const std::size_t slot = shell_index(x & 7, y & 7, z & 7);
-          for (std::size_t ch = 0; ch < channels; ++ch)
-            table[ch * 729 + table_index(x, y, z)] =
-                shells_[(static_cast<std::size_t>(from) * channels + ch) * kShellSize + slot];
-        }
+    for (int d = 1; d < 8; ++d) {
+      const std::ptrdiff_t from = position_of(c, corner_offset(d, 0), corner_offset(d, 1), corner_offset(d, 2));
+      if (from < 0) continue;  // no surface there: never read
+      const std::uint32_t* shell = shell_of(static_cast<std::size_t>(from), channels);
+      // Local 8 on the axes in d, 0..7 on the others; each is read from the face of the
+      // first axis in d (local 0 there in the brick above).
+      const auto first = [d](int axis) { return corner_offset(d, axis) ? 8 : 0; };
+      const auto last = [d](int axis) { return corner_offset(d, axis) ? 8 : 7; };
+      const int face = (d & 1) ? 0 : ((d & 2) ? 1 : 2);
+      for (std::size_t ch = 0; ch < channels; ++ch) {
+        const std::uint32_t* from_face = shell + ch * kShellSize + 64 * static_cast<std::size_t>(face);
+        std::uint32_t* to = table.data() + ch * 729;
+        for (int z = first(2); z <= last(2); ++z)
+          for (int y = first(1); y <= last(1); ++y) {
+            if (face == 0) {  // x = 8: one entry, slot y + 8 z
+              to[table_index(8, y, z)] = from_face[static_cast<std::size_t>((y & 7) + 8 * (z & 7))];
+              continue;
+            }
+            // x = 0..7, contiguous in both: slot x + 8 z on face y, x + 8 y on face z.
+            const int row = 8 * (face == 1 ? (z & 7) : (y & 7));
+            std::copy_n(from_face + row, 8, to + table_index(0, y, z));
+          }
+      }
+    }
   }
 
+  /// Saves the entries at local 0 on some axis, as whole faces x = 0, y = 0, z = 0.
   void save_shell(std::size_t at, std::size_t channels, const std::vector<std::uint32_t>& table) {
-    for (int z = 0; z < 8; ++z)
-      for (int y = 0; y < 8; ++y)
-        for (int x = 0; x < 8; x = (y == 0 || z == 0) ? x + 1 : 8) {
-          const std::size_t slot = shell_index(x, y, z);
-          for (std::size_t ch = 0; ch < channels; ++ch)
-            shells_[(at * channels + ch) * kShellSize + slot] = table[ch * 729 + table_index(x, y, z)];
+    std::uint32_t* shell = plane_shells_[0].data() + (at - plane_first_[0]) * channels * kShellSize;
+    for (std::size_t ch = 0; ch < channels; ++ch) {
+      const std::uint32_t* from = table.data() + ch * 729;
+      std::uint32_t* to = shell + ch * kShellSize;
+      for (int q = 0; q < 8; ++q)
+        for (int p = 0; p < 8; ++p) {
+          const auto slot = static_cast<std::size_t>(p + 8 * q);
+          to[slot] = from[table_index(0, p, q)];
+          to[64 + slot] = from[table_index(p, 0, q)];
+          to[128 + slot] = from[table_index(p, q, 0)];
         }
+    }
   }
 
   /// Calls visit(x, y, z, n, pattern) for each of the brick's own cells whose
-  /// corners change sign (cell local x, y, z; n its first corner in the block).
+  /// corners change sign, in z, y, x order (cell local x, y, z; n its first corner in the block).
   template <class Visit>
   void for_each_mixed_cell(Visit&& visit) {
     for (int z = 0; z < 8; ++z)
-      for (int y = 0; y < 8; ++y) {
-        if (!cell_row_mixed(y, z)) continue;
-        for (int x = 0; x < 8; ++x) {
-          const std::ptrdiff_t n = block_.at(x + 1, y + 1, z + 1);
-          const unsigned pattern = cell_pattern(block_, n, steps_);
-          if (pattern != 0 && pattern != 255) visit(x, y, z, n, pattern);
-        }
-      }
+      for (int y = 0; y < 8; ++y)
+        for_each_bit(mixed_[static_cast<std::size_t>(y + 8 * z)],
+                     [&](int x) { visit(x, y, z, block_.at(x + 1, y + 1, z + 1), pattern_at(x, y, z)); });
   }
 
   void surface_nets_brick(std::size_t at) {
@@ -567,7 +780,7 @@ class BrickMesher {
     table_.resize(729);
     // Vertices of own cells (block local = cell local + 1).
     for_each_mixed_cell([&](int x, int y, int z, std::ptrdiff_t n, unsigned pattern) {
-      const CellCase& cell = split ? manifold_case(block_, n, pattern, steps_) : kCellCases[pattern];
+      const CellCase& cell = split ? manifold_case_at(x, y, z, pattern) : kCellCases[pattern];
       if (cell.loop_count > 1) ++out_.result.split_cells;
       const Coord global{c[0] * 8 + x, c[1] * 8 + y, c[2] * 8 + z};
       table_[table_index(x, y, z)] = add_cell_vertices(block_, n, global, cell, split, grid_.h(), steps_, out_);
@@ -575,39 +788,43 @@ class BrickMesher {
     save_shell(at, 1, table_);
     fill_from_above(at, 1, table_);
     // Quads of owned edges: start at 0..7 along the axis, 1..8 on the other two.
-    const std::uint8_t* inside = block_.inside.data();
     for (int axis = 0; axis < 3; ++axis) {
       const int u = (axis + 1) % 3, v = (axis + 2) % 3;
-      const std::ptrdiff_t step = block_.step(axis);
       std::array<int, 3> lo{1, 1, 1}, hi{8, 8, 8};
       lo[static_cast<std::size_t>(axis)] = 0;
       hi[static_cast<std::size_t>(axis)] = 7;
+      // Table offsets of the cells (0, 0), (1, 0), (1, 1), (0, 1) in (u, v) around an
+      // edge from p: cell (s, t) has its lowest corner at p - (1 - s) e_u - (1 - t) e_v.
+      const std::ptrdiff_t along_u = table_stride(u), along_v = table_stride(v);
+      const std::array<std::ptrdiff_t, 4> around{-along_u - along_v, -along_v, 0, -along_u};
+      // Local x of the row's edges, as bits of a row's inside bits shifted down by one.
+      const unsigned x_range = axis == 0 ? 0xffu : 0x1feu;
       for (int z = lo[2]; z <= hi[2]; ++z)
         for (int y = lo[1]; y <= hi[1]; ++y) {
           // The edges of this row join node rows (y, z) and the next one on the axis.
-          const std::uint8_t signs =
-              row_signs(y, z) | row_signs(y + (axis == 1 ? 1 : 0), z + (axis == 2 ? 1 : 0));
-          if (signs != (kHasInside | kHasOutside)) continue;
-          const std::ptrdiff_t row = block_.at(1, y + 1, z + 1);
-          for (int x = lo[0]; x <= hi[0]; ++x) {
-            const std::ptrdiff_t n = row + x;
-            const std::uint8_t here = inside[n];
-            if (here == inside[n + step]) continue;
+          const unsigned here = block_row(y + 1, z + 1);
+          const unsigned next = axis == 0 ? here >> 1 : block_row(y + 1 + (axis == 1 ? 1 : 0), z + 1 + (axis == 2 ? 1 : 0));
+          for_each_bit(((here ^ next) >> 1) & x_range, [&](int x) {
+            const bool lower_end_inside = ((here >> (x + 1)) & 1u) != 0;
+            if (!split) {
+              const std::uint32_t* edge = table_.data() + table_index(x, y, z);
+              add_edge_quad(lower_end_inside, {edge[around[0]], edge[around[1]], edge[around[2]], edge[around[3]]}, out_);
+              return;
+            }
             const std::array<int, 3> p{x, y, z};
             add_edge_quad(
-                axis, here != 0,
+                axis, lower_end_inside,
                 [&](int s, int t, int edge) {
                   std::array<int, 3> q = p;
                   q[static_cast<std::size_t>(u)] -= 1 - s;
                   q[static_cast<std::size_t>(v)] -= 1 - t;
                   const std::uint32_t base = table_[table_index(q[0], q[1], q[2])];
                   if (!split) return base;
-                  const std::ptrdiff_t m = block_.at(q[0] + 1, q[1] + 1, q[2] + 1);
-                  const CellCase& cell = manifold_case(block_, m, cell_pattern(block_, m, steps_), steps_);
+                  const CellCase& cell = manifold_case_at(q[0], q[1], q[2], pattern_at(q[0], q[1], q[2]));
                   return base + static_cast<std::uint32_t>(cell.piece_of_edge[static_cast<std::size_t>(edge)]);
                 },
                 out_);
-          }
+          });
         }
     }
   }
@@ -615,20 +832,21 @@ class BrickMesher {
   void marching_cubes_brick(std::size_t at) {
     const Coord& c = cell_bricks_[at];
     table_.resize(3 * 729);
-    // Vertices of the edges starting at own nodes 0..7.
+    // Vertices of the edges starting at own nodes 0..7, in z, y, x, axis order.
     for (int z = 0; z < 8; ++z)
       for (int y = 0; y < 8; ++y) {
-        if ((row_signs(y, z) | row_signs(y + 1, z) | row_signs(y, z + 1)) != (kHasInside | kHasOutside)) continue;
-        for (int x = 0; x < 8; ++x) {
+        const unsigned here = block_row(y + 1, z + 1);
+        const std::array<unsigned, 3> changes{((here ^ (here >> 1)) >> 1) & 0xffu,
+                                              ((here ^ block_row(y + 2, z + 1)) >> 1) & 0xffu,
+                                              ((here ^ block_row(y + 1, z + 2)) >> 1) & 0xffu};
+        for_each_bit(changes[0] | changes[1] | changes[2], [&](int x) {
           const std::ptrdiff_t n = block_.at(x + 1, y + 1, z + 1);
-          const bool here = block_.is_inside(n);
-          for (int axis = 0; axis < 3; ++axis) {
-            if (here == block_.is_inside(n + block_.step(axis))) continue;
-            const Coord global{c[0] * 8 + x, c[1] * 8 + y, c[2] * 8 + z};
-            table_[static_cast<std::size_t>(axis) * 729 + table_index(x, y, z)] =
-                add_edge_vertex(block_, n, axis, global, grid_.h(), out_);
-          }
-        }
+          const Coord global{c[0] * 8 + x, c[1] * 8 + y, c[2] * 8 + z};
+          for (int axis = 0; axis < 3; ++axis)
+            if ((changes[static_cast<std::size_t>(axis)] >> x) & 1u)
+              table_[static_cast<std::size_t>(axis) * 729 + table_index(x, y, z)] =
+                  add_edge_vertex(block_, n, axis, global, grid_.h(), out_);
+        });
       }
     save_shell(at, 3, table_);
     fill_from_above(at, 3, table_);
@@ -681,17 +899,25 @@ class BrickMesher {
 
   const Grid<S>& grid_;
   ContourOptions options_;
+  std::vector<RowBits> stored_rows_;  // per stored slot
   std::vector<SignSets> stored_signs_;
   // Brick slots over the bricks' extent, x fastest (kAbsentBrick, kInsideBrick or a
   // stored slot), when that box is small enough; else empty and the grid's index is used.
   static constexpr std::int32_t kAbsentBrick = -1, kInsideBrick = -2;
   std::vector<std::int32_t> lookup_;
-  Coord lookup_lo_{}, lookup_size_{};
+  Coord lookup_lo_{}, lookup_size_{}, lookup_steps_{};
   std::vector<Coord> cell_bricks_;
-  std::vector<std::uint32_t> shells_;
+  // With lookup_: position in cell_bricks_ (or -1) of each brick of the lookup box.
+  std::vector<std::int32_t> position_grid_;
+  // Shells (vertex indices at local 0 on some axis, see save_shell) of the cell bricks
+  // in the current x plane [0] and the plane before [1], by position - plane_first_;
+  // bricks further up are never read again, so two planes' buffers are reused.
+  std::array<std::vector<std::uint32_t>, 2> plane_shells_;
+  std::array<std::size_t, 2> plane_first_{};
   std::vector<std::uint32_t> table_;
   Block block_;
-  std::array<std::uint8_t, 144> row_signs_{};  // per block row (y + 12 z), see gather
+  std::array<std::uint16_t, 144> row_bits_{};  // per block row (y + 12 z), see gather
+  std::array<std::uint8_t, 64> mixed_{};       // per own cell row (y + 8 z), see gather
   std::array<std::ptrdiff_t, 8> steps_{};
   MeshOut out_;
 };
