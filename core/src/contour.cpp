@@ -227,7 +227,7 @@ const CellCase& manifold_case(unsigned pattern, PatternAcross&& pattern_across) 
   unsigned join = 0;
   for (int f = 0; f < 6; ++f) {
     if (((candidates >> f) & 1u) == 0) continue;
-    if ((detail::kJoinedInsideDiagonals[pattern_across(f)] >> (f ^ 1)) & 1u) join |= 1u << f;
+    if ((unsigned{detail::kJoinedInsideDiagonals[pattern_across(f)]} >> (f ^ 1)) & 1u) join |= 1u << f;
   }
   return join == 0 ? kCellCases[pattern] : detail::cell_case_joined(pattern, join);
 }
