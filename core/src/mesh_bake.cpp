@@ -86,8 +86,9 @@ class BrickSlots {
 /// Per-thread arrays for one brick.
 struct BrickScratch {
   std::array<double, kBrickNodes> best_d2{};
-  /// min(sqrt(best_d2), band*h): a triangle farther than this from the node cannot
-  /// change its value (it is not nearer, or the node is beyond the band either way).
+  /// An upper bound on the node's distance to the mesh (up to slack), at most band*h:
+  /// a triangle farther than this from the node cannot change its value (it is not
+  /// nearer, or the node is beyond the band either way).
   std::array<double, kBrickNodes> node_reach{};
   std::array<std::uint32_t, kBrickNodes> best_triangle{};
   /// Per half row of 4 nodes, at half_row_index: the largest node_reach of the four.
@@ -145,7 +146,7 @@ inline bool takes_node(double d2, std::uint32_t t, double best_d2, std::uint32_t
 /// within its reach (`yz2`: squared y-z distance to the ball's centre), as the
 /// distance to a triangle is at least both. `n` is the first node's index.
 inline void nearest_in_half_row(const TriangleFrame& f, const TriangleData& tri, std::uint32_t t, const Lanes& px,
-                                double y, double z, double yz2, double slack, double band_width, std::size_t n,
+                                double y, double z, double yz2, double slack, std::size_t n,
                                 BrickScratch& scratch) noexcept {
   Lanes reach;
   std::memcpy(&reach, scratch.node_reach.data() + n, sizeof reach);
@@ -184,7 +185,7 @@ inline void nearest_in_half_row(const TriangleFrame& f, const TriangleData& tri,
     if (!takes_node(d2[i], t, scratch.best_d2[n + i], scratch.best_triangle[n + i])) continue;
     scratch.best_d2[n + i] = d2[i];
     scratch.best_triangle[n + i] = t;
-    scratch.node_reach[n + i] = std::min(std::sqrt(d2[i]), band_width);
+    scratch.node_reach[n + i] = std::min(std::sqrt(d2[i]), scratch.node_reach[n + i]);
     changed = true;
   }
   if (changed) scratch.half_reach[half_row_index(n)] = std::max(std::max(scratch.node_reach[n], scratch.node_reach[n + 1]),
@@ -227,15 +228,29 @@ bool bake_mesh_brick(const PreparedMesh& mesh, const std::vector<TriangleData>& 
   scratch.best_d2.fill(kInfinity);
   scratch.node_reach.fill(band_width);
   scratch.best_triangle.fill(0);
-  scratch.half_reach.fill(band_width);
   const double band_squared = band_width * band_width;
   const double inverse_h = 1 / h;
   const Vec3 brick_centre{(static_cast<double>(x0) + 3.5) * h, (static_cast<double>(y0) + 3.5) * h,
                           (static_cast<double>(z0) + 3.5) * h};
 
+  // Triangles whose ball or plane is farther than band*h from the brick's box of
+  // nodes cannot change any node; the others are ordered.
+  const std::array<const std::array<double, 8>*, 3> axes{&xs, &ys, &zs};
   scratch.order.clear();
   for (std::size_t l = 0; l < list_size; ++l) {
     const TriangleData& tri = data[list[l]];
+    double box_gap_squared = 0, plane_low = 0, plane_high = 0;
+    for (std::size_t a = 0; a < 3; ++a) {
+      const double first = (*axes[a])[0], last = (*axes[a])[7];
+      const double gap = std::max({first - tri.centre[a], tri.centre[a] - last, 0.0});
+      box_gap_squared += gap * gap;
+      // The plane is linear, so its extremes over the box are sums of per-axis extremes.
+      const double at_first = (first - tri.a[a]) * tri.unit_normal[a], at_last = (last - tri.a[a]) * tri.unit_normal[a];
+      plane_low += std::min(at_first, at_last);
+      plane_high += std::max(at_first, at_last);
+    }
+    const double limit = band_width + tri.radius + slack;
+    if (box_gap_squared > limit * limit || std::max(plane_low, -plane_high) > band_width + slack) continue;
     const Vec3 to_ball = sub3(tri.centre, brick_centre);
     // Non-negative floats sort as their bit patterns; the order only sets how fast
     // the reaches drop, never a value.
@@ -245,6 +260,44 @@ bool bake_mesh_brick(const PreparedMesh& mesh, const std::vector<TriangleData>& 
     scratch.order.push_back(std::uint64_t{bits} << 32 | list[l]);
   }
   std::sort(scratch.order.begin(), scratch.order.end());
+
+  // Reaches start from upper bounds: a node is no farther from a triangle than from
+  // its centroid (the node nearest each centroid gets that distance, plus slack for
+  // rounding), and no farther than a lattice neighbour's bound plus one step (h with
+  // a margin). Smaller reaches from the start let the culls skip more.
+  for (const std::uint64_t entry : scratch.order) {
+    const TriangleData& tri = data[entry & 0xFFFFFFFFu];
+    std::array<std::size_t, 3> at{};
+    bool inside = true;
+    for (std::size_t a = 0; a < 3; ++a) {
+      const double offset = std::round(tri.centre[a] * inverse_h) - static_cast<double>(a == 0 ? x0 : (a == 1 ? y0 : z0));
+      inside = inside && offset >= 0 && offset <= 7;
+      at[a] = inside ? static_cast<std::size_t>(offset) : 0;
+    }
+    if (!inside) continue;
+    const Vec3 to_centre = sub3({xs[at[0]], ys[at[1]], zs[at[2]]}, tri.centre);
+    const std::size_t n = at[0] + 8 * at[1] + 64 * at[2];
+    scratch.node_reach[n] = std::min(scratch.node_reach[n], std::sqrt(dot3(to_centre, to_centre)) + slack);
+  }
+  const double step = h * (1 + 1e-12) + slack;
+  double* bound = scratch.node_reach.data();
+  for (std::size_t line = 0; line < 64; ++line) {  // along x: rows of 8
+    double* r = bound + 8 * line;
+    for (std::size_t i = 1; i < 8; ++i) r[i] = std::min(r[i], r[i - 1] + step);
+    for (std::size_t i = 7; i-- > 0;) r[i] = std::min(r[i], r[i + 1] + step);
+  }
+  for (std::size_t k = 0; k < 8; ++k) {  // along y: whole rows at once
+    double* layer = bound + 64 * k;
+    for (std::size_t j = 1; j < 8; ++j)
+      for (std::size_t i = 0; i < 8; ++i) layer[8 * j + i] = std::min(layer[8 * j + i], layer[8 * j - 8 + i] + step);
+    for (std::size_t j = 7; j-- > 0;)
+      for (std::size_t i = 0; i < 8; ++i) layer[8 * j + i] = std::min(layer[8 * j + i], layer[8 * j + 8 + i] + step);
+  }
+  for (std::size_t n = 64; n < kBrickNodes; ++n) bound[n] = std::min(bound[n], bound[n - 64] + step);  // along z
+  for (std::size_t n = kBrickNodes - 64; n-- > 0;) bound[n] = std::min(bound[n], bound[n + 64] + step);
+  for (std::size_t n = 0; n < kBrickNodes; n += 4)
+    scratch.half_reach[half_row_index(n)] = std::max({scratch.node_reach[n], scratch.node_reach[n + 1],
+                                                      scratch.node_reach[n + 2], scratch.node_reach[n + 3]});
 
   for (const std::uint64_t entry : scratch.order) {
     const auto t = static_cast<std::uint32_t>(entry & 0xFFFFFFFFu);
@@ -311,7 +364,7 @@ bool bake_mesh_brick(const PreparedMesh& mesh, const std::vector<TriangleData>& 
         if (tri.usable) {
           Lanes px;
           std::memcpy(&px, xs.data() + 4 * half, sizeof px);
-          nearest_in_half_row(frame, tri, t, px, ys[j], zs[k], yz2, slack, band_width, n, scratch);
+          nearest_in_half_row(frame, tri, t, px, ys[j], zs[k], yz2, slack, n, scratch);
           continue;
         }
         for (std::size_t i = 0; i < 4; ++i) {
@@ -322,7 +375,7 @@ bool bake_mesh_brick(const PreparedMesh& mesh, const std::vector<TriangleData>& 
           if (takes_node(d2, t, scratch.best_d2[n + i], scratch.best_triangle[n + i])) {
             scratch.best_d2[n + i] = d2;
             scratch.best_triangle[n + i] = t;
-            scratch.node_reach[n + i] = std::min(std::sqrt(d2), band_width);
+            scratch.node_reach[n + i] = std::min(std::sqrt(d2), scratch.node_reach[n + i]);
           }
         }
         scratch.half_reach[half_row_index(n)] = *std::max_element(scratch.node_reach.begin() + static_cast<std::ptrdiff_t>(n),
@@ -466,11 +519,20 @@ Grid<S> bake_mesh(const PreparedMesh& mesh, const MeshBakeSettings& settings, co
         b_lo[a] = std::max(lo[a], static_cast<std::int64_t>(std::floor((t_lo / h - 3.5) / 8)));
         b_hi[a] = std::min(hi[a], static_cast<std::int64_t>(std::ceil((t_hi / h - 3.5) / 8)));
       }
+      // Per column (bx, by), only the bricks whose centres may lie in the ball's reach;
+      // the bound is widened (1e-9 and a brick each way) so rounding cannot drop one.
+      const double column_reach = (brick_reach + d.radius) * (1 + 1e-9);
       for (std::int64_t bx = b_lo[0]; bx <= b_hi[0]; ++bx)
-        for (std::int64_t by = b_lo[1]; by <= b_hi[1]; ++by)
-          for (std::int64_t bz = b_lo[2]; bz <= b_hi[2]; ++bz) {
-            const Vec3 centre{(static_cast<double>(bx * 8) + 3.5) * h, (static_cast<double>(by * 8) + 3.5) * h,
-                              (static_cast<double>(bz * 8) + 3.5) * h};
+        for (std::int64_t by = b_lo[1]; by <= b_hi[1]; ++by) {
+          const double cx = (static_cast<double>(bx * 8) + 3.5) * h, cy = (static_cast<double>(by * 8) + 3.5) * h;
+          const double dxy2 = (cx - d.centre[0]) * (cx - d.centre[0]) + (cy - d.centre[1]) * (cy - d.centre[1]);
+          const double left = column_reach * column_reach - dxy2;
+          if (left < 0) continue;
+          const double half = std::sqrt(left);
+          const std::int64_t z_lo = std::max(b_lo[2], static_cast<std::int64_t>(std::floor(((d.centre[2] - half) / h - 3.5) / 8)) - 1);
+          const std::int64_t z_hi = std::min(b_hi[2], static_cast<std::int64_t>(std::ceil(((d.centre[2] + half) / h - 3.5) / 8)) + 1);
+          for (std::int64_t bz = z_lo; bz <= z_hi; ++bz) {
+            const Vec3 centre{cx, cy, (static_cast<double>(bz * 8) + 3.5) * h};
             const Vec3 to_ball = sub3(centre, d.centre);
             const double centre_distance = std::sqrt(dot3(to_ball, to_ball));
             if (centre_distance - d.radius > brick_reach) continue;
@@ -481,6 +543,7 @@ Grid<S> bake_mesh(const PreparedMesh& mesh, const MeshBakeSettings& settings, co
               continue;
             found.emplace_back(slots.cell(bx - lo[0], by - lo[1], bz - lo[2]), static_cast<std::uint32_t>(t));
           }
+        }
     }
   }, [](std::size_t) {});
   std::vector<std::int64_t> slot_keys;
