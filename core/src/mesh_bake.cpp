@@ -505,33 +505,39 @@ Grid<S> bake_mesh(const PreparedMesh& mesh, const MeshBakeSettings& settings, co
   const double brick_reach = (band_width + kBrickBallRadiusVoxels * h) * (1 + 1e-12);
   const double brick_reach_squared = brick_reach * brick_reach;
   BrickSlots slots(lo, hi);
+  // Bricks b in [lo_b, hi_b] whose centre (8b + 3.5)h may lie within `half` of
+  // `centre`; the bounds are rounded outwards (floor, ceil), so their rounding errors,
+  // far below one brick, cannot drop one.
+  const double inverse_brick = 1 / (8 * h);
+  auto brick_centres_within = [&](double centre, double half, std::int64_t lo_b, std::int64_t hi_b) {
+    return std::array<std::int64_t, 2>{
+        std::max(lo_b, static_cast<std::int64_t>(std::floor((centre - half) * inverse_brick - 3.5 / 8))),
+        std::min(hi_b, static_cast<std::int64_t>(std::ceil((centre + half) * inverse_brick - 3.5 / 8)))};
+  };
   constexpr std::size_t kPairChunk = 4096;
   std::vector<std::vector<std::pair<std::int64_t, std::uint32_t>>> chunk_pairs((data.size() + kPairChunk - 1) / kPairChunk);
   detail::parallel_chunks(data.size(), settings.threads, kPairChunk, [&](std::size_t begin, std::size_t end) {
     auto& found = chunk_pairs[begin / kPairChunk];
     for (std::size_t t = begin; t < end; ++t) {
       const TriangleData& d = data[t];
-      std::array<std::int64_t, 3> b_lo{}, b_hi{};
-      for (std::size_t a = 0; a < 3; ++a) {
-        const double t_lo = std::min({d.a[a], d.b[a], d.c[a]}) - brick_reach;
-        const double t_hi = std::max({d.a[a], d.b[a], d.c[a]}) + brick_reach;
-        // Brick centres (8b + 3.5)h inside [t_lo, t_hi], widened by one brick against rounding.
-        b_lo[a] = std::max(lo[a], static_cast<std::int64_t>(std::floor((t_lo / h - 3.5) / 8)));
-        b_hi[a] = std::min(hi[a], static_cast<std::int64_t>(std::ceil((t_hi / h - 3.5) / 8)));
-      }
-      // Per column (bx, by), only the bricks whose centres may lie in the ball's reach;
-      // the bound is widened (1e-9 and a brick each way) so rounding cannot drop one.
-      const double column_reach = (brick_reach + d.radius) * (1 + 1e-9);
-      for (std::int64_t bx = b_lo[0]; bx <= b_hi[0]; ++bx)
-        for (std::int64_t by = b_lo[1]; by <= b_hi[1]; ++by) {
-          const double cx = (static_cast<double>(bx * 8) + 3.5) * h, cy = (static_cast<double>(by * 8) + 3.5) * h;
-          const double dxy2 = (cx - d.centre[0]) * (cx - d.centre[0]) + (cy - d.centre[1]) * (cy - d.centre[1]);
-          const double left = column_reach * column_reach - dxy2;
-          if (left < 0) continue;
-          const double half = std::sqrt(left);
-          const std::int64_t z_lo = std::max(b_lo[2], static_cast<std::int64_t>(std::floor(((d.centre[2] - half) / h - 3.5) / 8)) - 1);
-          const std::int64_t z_hi = std::min(b_hi[2], static_cast<std::int64_t>(std::ceil(((d.centre[2] + half) / h - 3.5) / 8)) + 1);
-          for (std::int64_t bz = z_lo; bz <= z_hi; ++bz) {
+      // Bricks whose centres may lie within the ball's reach, axis by axis: the x
+      // range of the ball, then per column the y and z ranges of its cross-sections.
+      // The reach is widened by 1e-9 and the ranges rounded outwards, so rounding
+      // never drops a brick; the tests below decide.
+      const double ball_reach = (brick_reach + d.radius) * (1 + 1e-9);
+      const double ball_reach_squared = ball_reach * ball_reach;
+      const auto x_range = brick_centres_within(d.centre[0], ball_reach, lo[0], hi[0]);
+      for (std::int64_t bx = x_range[0]; bx <= x_range[1]; ++bx) {
+        const double cx = (static_cast<double>(bx * 8) + 3.5) * h;
+        const double dx2 = (cx - d.centre[0]) * (cx - d.centre[0]);
+        if (dx2 > ball_reach_squared) continue;
+        const auto y_range = brick_centres_within(d.centre[1], std::sqrt(ball_reach_squared - dx2), lo[1], hi[1]);
+        for (std::int64_t by = y_range[0]; by <= y_range[1]; ++by) {
+          const double cy = (static_cast<double>(by * 8) + 3.5) * h;
+          const double dxy2 = dx2 + (cy - d.centre[1]) * (cy - d.centre[1]);
+          if (dxy2 > ball_reach_squared) continue;
+          const auto z_range = brick_centres_within(d.centre[2], std::sqrt(ball_reach_squared - dxy2), lo[2], hi[2]);
+          for (std::int64_t bz = z_range[0]; bz <= z_range[1]; ++bz) {
             const Vec3 centre{cx, cy, (static_cast<double>(bz * 8) + 3.5) * h};
             const Vec3 to_ball = sub3(centre, d.centre);
             const double centre_distance = std::sqrt(dot3(to_ball, to_ball));
@@ -544,6 +550,7 @@ Grid<S> bake_mesh(const PreparedMesh& mesh, const MeshBakeSettings& settings, co
             found.emplace_back(slots.cell(bx - lo[0], by - lo[1], bz - lo[2]), static_cast<std::uint32_t>(t));
           }
         }
+      }
     }
   }, [](std::size_t) {});
   std::vector<std::int64_t> slot_keys;
