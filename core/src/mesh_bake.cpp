@@ -552,37 +552,40 @@ Grid<S> bake_mesh(const PreparedMesh& mesh, const MeshBakeSettings& settings, co
         }
       }
     }
+    found.shrink_to_fit();  // all chunks are held at once: no growth slack
   }, [](std::size_t) {});
+  // Slots in order of first appearance; each pair's cell is replaced by its slot.
   std::vector<std::int64_t> slot_keys;
-  std::vector<std::array<std::uint32_t, 2>> pairs;  // (slot, triangle), triangles ascending
-  for (auto& found : chunk_pairs) {
-    for (const auto& [cell, t] : found) {
+  std::vector<std::size_t> slot_count;
+  for (auto& found : chunk_pairs)
+    for (auto& [cell, t] : found) {
       std::uint32_t& slot = slots.at(cell);
       if (slot == BrickSlots::kNone) {
         slot = static_cast<std::uint32_t>(slot_keys.size());
         const std::int64_t z = cell % (hi[2] - lo[2] + 1), xy = cell / (hi[2] - lo[2] + 1);
         const std::int64_t y = xy % (hi[1] - lo[1] + 1), x = xy / (hi[1] - lo[1] + 1);
         slot_keys.push_back(brick_key(lo[0] + x, lo[1] + y, lo[2] + z));
+        slot_count.push_back(0);
       }
-      pairs.push_back({slot, t});
+      ++slot_count[slot];
+      cell = slot;
     }
-    found = {};
-  }
-  // Bricks in ascending key order; each brick's triangles in a contiguous run (counting sort).
+  // Bricks in ascending key order; each brick's triangles in a contiguous run, in
+  // triangle order (counting sort).
   std::vector<std::uint32_t> order(slot_keys.size());
   for (std::uint32_t s = 0; s < order.size(); ++s) order[s] = s;
   std::sort(order.begin(), order.end(), [&](std::uint32_t x, std::uint32_t y) { return slot_keys[x] < slot_keys[y]; });
-  std::vector<std::uint32_t> rank(order.size());
-  for (std::uint32_t r = 0; r < order.size(); ++r) rank[order[r]] = r;
   std::vector<std::size_t> list_start(order.size() + 1, 0);
-  for (const auto& p : pairs) ++list_start[rank[p[0]] + 1];
-  for (std::size_t r = 0; r < order.size(); ++r) list_start[r + 1] += list_start[r];
-  std::vector<std::uint32_t> lists(pairs.size());
+  for (std::size_t r = 0; r < order.size(); ++r) list_start[r + 1] = list_start[r] + slot_count[order[r]];
+  std::vector<std::uint32_t> lists(list_start.back());
   {
-    std::vector<std::size_t> fill(list_start.begin(), list_start.end() - 1);
-    for (const auto& p : pairs) lists[fill[rank[p[0]]]++] = p[1];
+    std::vector<std::size_t> fill(slot_keys.size());
+    for (std::size_t r = 0; r < order.size(); ++r) fill[order[r]] = list_start[r];
+    for (auto& found : chunk_pairs) {
+      for (const auto& [slot, t] : found) lists[fill[static_cast<std::size_t>(slot)]++] = t;
+      found = {};
+    }
   }
-  pairs = {};
   stats.brick_triangle_pairs = lists.size();
   std::vector<std::int64_t> near_keys(order.size());
   for (std::size_t r = 0; r < order.size(); ++r) near_keys[r] = slot_keys[order[r]];
