@@ -542,9 +542,9 @@ Grid<S> bake_mesh(const PreparedMesh& mesh, const MeshBakeSettings& settings, co
             const Vec3 to_ball = sub3(centre, d.centre);
             const double centre_distance = std::sqrt(dot3(to_ball, to_ball));
             if (centre_distance - d.radius > brick_reach) continue;
-            // The exact test decides only when the ball is not wholly within reach; a
-            // ball well inside passes it anyway (its distance is at most centre + radius).
-            const bool surely_within = (centre_distance + d.radius) * (1 + 1e-12) + slack < brick_reach;
+            // The exact test decides only when the centroid, a point of the triangle, is
+            // not well within reach (the triangle is then surely within it as well).
+            const bool surely_within = centre_distance * (1 + 1e-12) + slack < brick_reach;
             if (!surely_within && closest_point_on_triangle(centre, d.a, d.b, d.c).distance_squared > brick_reach_squared)
               continue;
             found.emplace_back(slots.cell(bx - lo[0], by - lo[1], bz - lo[2]), static_cast<std::uint32_t>(t));
