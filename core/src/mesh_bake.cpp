@@ -93,7 +93,7 @@ struct BrickScratch {
   std::array<std::uint32_t, kBrickNodes> best_triangle{};
   /// Per half row of 4 nodes, at half_row_index: the largest node_reach of the four.
   std::array<double, 128> half_reach{};
-  std::vector<std::uint64_t> order;  // (lower bound as float bits, triangle), near first
+  std::vector<std::uint64_t> order;  // (gap from the brick centre to the ball as float bits, triangle)
   std::array<std::int8_t, kBrickNodes> sign{};  // +1, -1, or 0 while unknown
   std::array<std::uint16_t, kBrickNodes> queue{};
 };
