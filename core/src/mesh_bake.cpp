@@ -515,9 +515,15 @@ Grid<S> bake_mesh(const PreparedMesh& mesh, const MeshBakeSettings& settings, co
         std::min(hi_b, static_cast<std::int64_t>(std::ceil((centre + half) * inverse_brick - 3.5 / 8)))};
   };
   constexpr std::size_t kPairChunk = 4096;
-  std::vector<std::vector<std::pair<std::int64_t, std::uint32_t>>> chunk_pairs((data.size() + kPairChunk - 1) / kPairChunk);
+  // Per chunk of triangles: the cells each triangle reaches, in triangle order, and
+  // where each triangle's cells end (8 bytes a pair rather than 16 with the index).
+  struct ChunkPairs {
+    std::vector<std::int64_t> cells;
+    std::vector<std::uint32_t> ends;
+  };
+  std::vector<ChunkPairs> chunk_pairs((data.size() + kPairChunk - 1) / kPairChunk);
   detail::parallel_chunks(data.size(), settings.threads, kPairChunk, [&](std::size_t begin, std::size_t end) {
-    auto& found = chunk_pairs[begin / kPairChunk];
+    ChunkPairs& found = chunk_pairs[begin / kPairChunk];
     for (std::size_t t = begin; t < end; ++t) {
       const TriangleData& d = data[t];
       // Bricks whose centres may lie within the ball's reach, axis by axis: the x
@@ -547,18 +553,19 @@ Grid<S> bake_mesh(const PreparedMesh& mesh, const MeshBakeSettings& settings, co
             const bool surely_within = centre_distance * (1 + 1e-12) + slack < brick_reach;
             if (!surely_within && closest_point_on_triangle(centre, d.a, d.b, d.c).distance_squared > brick_reach_squared)
               continue;
-            found.emplace_back(slots.cell(bx - lo[0], by - lo[1], bz - lo[2]), static_cast<std::uint32_t>(t));
+            found.cells.push_back(slots.cell(bx - lo[0], by - lo[1], bz - lo[2]));
           }
         }
       }
+      found.ends.push_back(static_cast<std::uint32_t>(found.cells.size()));
     }
-    found.shrink_to_fit();  // all chunks are held at once: no growth slack
+    found.cells.shrink_to_fit();  // all chunks are held at once: no growth slack
   }, [](std::size_t) {});
   // Slots in order of first appearance; each pair's cell is replaced by its slot.
   std::vector<std::int64_t> slot_keys;
   std::vector<std::size_t> slot_count;
-  for (auto& found : chunk_pairs)
-    for (auto& [cell, t] : found) {
+  for (ChunkPairs& found : chunk_pairs)
+    for (std::int64_t& cell : found.cells) {
       std::uint32_t& slot = slots.at(cell);
       if (slot == BrickSlots::kNone) {
         slot = static_cast<std::uint32_t>(slot_keys.size());
@@ -581,8 +588,11 @@ Grid<S> bake_mesh(const PreparedMesh& mesh, const MeshBakeSettings& settings, co
   {
     std::vector<std::size_t> fill(slot_keys.size());
     for (std::size_t r = 0; r < order.size(); ++r) fill[order[r]] = list_start[r];
-    for (auto& found : chunk_pairs) {
-      for (const auto& [slot, t] : found) lists[fill[static_cast<std::size_t>(slot)]++] = t;
+    for (std::size_t c = 0; c < chunk_pairs.size(); ++c) {
+      ChunkPairs& found = chunk_pairs[c];
+      for (std::size_t i = 0, at = 0; i < found.ends.size(); ++i)
+        for (; at < found.ends[i]; ++at)
+          lists[fill[static_cast<std::size_t>(found.cells[at])]++] = static_cast<std::uint32_t>(c * kPairChunk + i);
       found = {};
     }
   }
