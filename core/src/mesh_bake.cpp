@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -22,11 +23,38 @@ using detail::sub3;
 /// Four doubles operated on together (GCC/Clang vector extension).
 using Lanes = double __attribute__((vector_size(32)));
 
-/// A triangle's corners and a ball that holds it, stored together for locality.
+/// A triangle's corners, a ball that holds it, and the parts of its distance frame
+/// that cost a division or a square root, computed once per bake. The frame's edge
+/// and inward vectors are products only and are rebuilt per brick (TriangleFrame):
+/// storing them too would double this array (about 100 MB for 330 000 triangles).
 struct TriangleData {
   Vec3 a, b, c;
   Vec3 centre;    ///< centroid
   double radius;  ///< largest corner distance from the centroid, rounded up
+  Vec3 unit_normal;
+  double inverse_ab, inverse_bc, inverse_ca;  ///< 1 / squared edge lengths
+  bool usable;  ///< false when the normal under- or overflows or an edge has zero length
+
+  TriangleData(const Vec3& corner_a, const Vec3& corner_b, const Vec3& corner_c) noexcept
+      : a(corner_a), b(corner_b), c(corner_c) {
+    double r2 = 0;
+    for (std::size_t axis = 0; axis < 3; ++axis) centre[axis] = (a[axis] + b[axis] + c[axis]) / 3;
+    for (const Vec3* corner : {&a, &b, &c}) {
+      const Vec3 e = sub3(*corner, centre);
+      r2 = std::max(r2, dot3(e, e));
+    }
+    radius = std::sqrt(r2) * (1 + 1e-12);
+    const Vec3 ab = sub3(b, a), bc = sub3(c, b), ca = sub3(a, c);
+    const Vec3 n = detail::cross3(ab, sub3(c, a));
+    const double nn = dot3(n, n), lab = dot3(ab, ab), lbc = dot3(bc, bc), lca = dot3(ca, ca);
+    usable = nn > 0 && nn < 1e300 && lab > 0 && lbc > 0 && lca > 0;
+    const double length = std::sqrt(nn);
+    // Zero when not usable, so the plane cull (a lower bound |plane distance|) passes.
+    unit_normal = usable ? Vec3{n[0] / length, n[1] / length, n[2] / length} : Vec3{0, 0, 0};
+    inverse_ab = 1 / lab;
+    inverse_bc = 1 / lbc;
+    inverse_ca = 1 / lca;
+  }
 };
 
 /// Map from a brick of the range [lo, hi] to its slot: a dense array when the range
@@ -39,9 +67,12 @@ class BrickSlots {
     const std::int64_t cells = size_[0] * size_[1] * size_[2];
     if (cells <= (std::int64_t{1} << 22)) dense_.assign(static_cast<std::size_t>(cells), kNone);
   }
-  /// Slot of a brick (coordinates relative to lo); kNone until the caller sets it.
-  std::uint32_t& at(std::int64_t x, std::int64_t y, std::int64_t z) {
-    const std::int64_t cell = (x * size_[1] + y) * size_[2] + z;
+  /// Index of a brick (coordinates relative to lo) in the range.
+  std::int64_t cell(std::int64_t x, std::int64_t y, std::int64_t z) const noexcept {
+    return (x * size_[1] + y) * size_[2] + z;
+  }
+  /// Slot of a cell; kNone until the caller sets it.
+  std::uint32_t& at(std::int64_t cell) {
     if (!dense_.empty()) return dense_[static_cast<std::size_t>(cell)];
     return hashed_.try_emplace(cell, kNone).first->second;
   }
@@ -55,11 +86,21 @@ class BrickSlots {
 /// Per-thread arrays for one brick.
 struct BrickScratch {
   std::array<double, kBrickNodes> best_d2{};
-  std::array<double, kBrickNodes> best_root{};  // sqrt(best_d2), for the ball cull
+  /// An upper bound on the node's distance to the mesh (up to slack), at most band*h:
+  /// a triangle farther than this from the node cannot change its value (it is not
+  /// nearer, or the node is beyond the band either way).
+  std::array<double, kBrickNodes> node_reach{};
   std::array<std::uint32_t, kBrickNodes> best_triangle{};
+  /// Per half row of 4 nodes, at half_row_index: the largest node_reach of the four.
+  std::array<double, 128> half_reach{};
+  std::vector<std::uint64_t> order;  // (gap from the brick centre to the ball as float bits, triangle)
   std::array<std::int8_t, kBrickNodes> sign{};  // +1, -1, or 0 while unknown
   std::array<std::uint16_t, kBrickNodes> queue{};
 };
+
+/// Index in half_reach of the half row holding node n (layer k, then half, then row
+/// j), so four rows of one half are contiguous.
+constexpr std::size_t half_row_index(std::size_t n) noexcept { return 16 * (n >> 6) + 8 * ((n >> 2) & 1) + ((n >> 3) & 7); }
 
 const Vec3& pseudo_normal(const PreparedMesh& mesh, std::uint32_t t, TriangleFeature feature) {
   const auto& tri = mesh.triangles[t];
@@ -76,125 +117,79 @@ const Vec3& pseudo_normal(const PreparedMesh& mesh, std::uint32_t t, TriangleFea
   return mesh.face_normals[t];
 }
 
-/// Squared distance from a point to a triangle without branches on the region:
-/// the plane distance when the point projects inside, else the nearest of the three
-/// edges as clamped segments. Used to find each node's nearest triangle; the winner's
-/// closest point and feature then come from closest_point_on_triangle. Set up once
-/// per (brick, triangle); `usable` is false when the normal under- or overflows.
+/// The rest of a usable triangle's frame: its edges and their inward normals n x edge
+/// (n = ab x ac, positive towards the inside). Products only, rebuilt per brick.
 struct TriangleFrame {
-  Vec3 a, b, c, ab, bc, ca;
-  double inverse_ab, inverse_bc, inverse_ca;  // 1 / squared edge lengths
-  Vec3 inward_ab, inward_bc, inward_ca;       // n x edge: positive towards the inside
-  Vec3 unit_normal;
-  bool usable = false;
+  Vec3 ab, bc, ca, inward_ab, inward_bc, inward_ca;
 
-  explicit TriangleFrame(const TriangleData& t) noexcept
-      : a(t.a), b(t.b), c(t.c), ab(sub3(t.b, t.a)), bc(sub3(t.c, t.b)), ca(sub3(t.a, t.c)) {
-    const Vec3 n = detail::cross3(ab, sub3(c, a));
-    const double nn = dot3(n, n), lab = dot3(ab, ab), lbc = dot3(bc, bc), lca = dot3(ca, ca);
-    usable = nn > 0 && nn < 1e300 && lab > 0 && lbc > 0 && lca > 0;
-    const double length = std::sqrt(nn);
-    unit_normal = {n[0] / length, n[1] / length, n[2] / length};
-    inverse_ab = 1 / lab;
-    inverse_bc = 1 / lbc;
-    inverse_ca = 1 / lca;
+  explicit TriangleFrame(const TriangleData& t) noexcept : ab(sub3(t.b, t.a)), bc(sub3(t.c, t.b)), ca(sub3(t.a, t.c)) {
+    const Vec3 n = detail::cross3(ab, sub3(t.c, t.a));
     inward_ab = detail::cross3(n, ab);
     inward_bc = detail::cross3(n, bc);
     inward_ca = detail::cross3(n, ca);
   }
-  static double segment_squared(const Vec3& p, const Vec3& start, const Vec3& edge, double inverse_length) noexcept {
-    const Vec3 sp = sub3(p, start);
-    double t = dot3(sp, edge) * inverse_length;
-    t = t < 0 ? 0 : (t > 1 ? 1 : t);
-    const Vec3 w{sp[0] - t * edge[0], sp[1] - t * edge[1], sp[2] - t * edge[2]};
-    return dot3(w, w);
-  }
-  double distance_squared(const Vec3& p) const noexcept {
-    const Vec3 ap = sub3(p, a), bp = sub3(p, b), cp = sub3(p, c);
-    const bool inside = dot3(ap, inward_ab) >= 0 && dot3(bp, inward_bc) >= 0 && dot3(cp, inward_ca) >= 0;
-    const double plane = dot3(ap, unit_normal);
-    const double edges = std::min({segment_squared(p, a, ab, inverse_ab), segment_squared(p, b, bc, inverse_bc),
-                                   segment_squared(p, c, ca, inverse_ca)});
-    return inside ? plane * plane : edges;
-  }
 };
 
-/// The nearest-triangle step for one row of 8 nodes at (xs[i], y, z). A node tries
-/// the triangle when its distance to the triangle's ball centre is within `reach`
-/// and within its best distance so far plus the ball's radius (rounded up, so ties
-/// are still tried); the triangle takes the node when its squared distance, the
-/// same arithmetic as TriangleFrame::distance_squared, is strictly smaller (on a tie
-/// the lower triangle index, listed first, keeps it). Every lane is computed and the
-/// tests select, without branches, so the loop vectorises; each node ends with
-/// exactly what a node-by-node test gives.
-void nearest_in_row(const TriangleFrame& f, const TriangleData& tri, std::uint32_t t, const std::array<double, 8>& xs,
-                    double y, double z, double dyz2, double reach_squared, std::size_t row, BrickScratch& scratch) noexcept {
-  // Local copies: the compiler cannot otherwise tell the frame from the scratch arrays.
-  const double cx = tri.centre[0], radius = tri.radius;
-  const double ax = f.a[0], ay = f.a[1], az = f.a[2], bx = f.b[0], by = f.b[1], bz = f.b[2];
-  const double qx = f.c[0], qy = f.c[1], qz = f.c[2];
-  const double abx = f.ab[0], aby = f.ab[1], abz = f.ab[2], bcx = f.bc[0], bcy = f.bc[1], bcz = f.bc[2];
-  const double cax = f.ca[0], cay = f.ca[1], caz = f.ca[2];
-  const double iab = f.inverse_ab, ibc = f.inverse_bc, ica = f.inverse_ca;
-  const double nabx = f.inward_ab[0], naby = f.inward_ab[1], nabz = f.inward_ab[2];
-  const double nbcx = f.inward_bc[0], nbcy = f.inward_bc[1], nbcz = f.inward_bc[2];
-  const double ncax = f.inward_ca[0], ncay = f.inward_ca[1], ncaz = f.inward_ca[2];
-  const double nx = f.unit_normal[0], ny = f.unit_normal[1], nz = f.unit_normal[2];
-  double* best_d2 = scratch.best_d2.data() + row;
-  double* best_root = scratch.best_root.data() + row;
-  std::uint32_t* best_triangle = scratch.best_triangle.data() + row;
+/// Whether triangle t with squared distance d2 takes a node from the current best:
+/// the smallest squared distance wins, an exact tie goes to the lower triangle index.
+/// The winner is thus the same whatever order the triangles are tried in.
+inline bool takes_node(double d2, std::uint32_t t, double best_d2, std::uint32_t best_triangle) noexcept {
+  return d2 < best_d2 || (d2 == best_d2 && t < best_triangle);
+}
 
-  std::array<bool, 8> tries{};
-  bool any = false;
-  for (std::size_t i = 0; i < 8; ++i) {
-    const double dx = xs[i] - cx;
-    const double to_centre_squared = dx * dx + dyz2;
-    const double bound = (best_root[i] + radius) * (1 + 1e-12);
-    tries[i] = !(to_centre_squared > reach_squared) & !(to_centre_squared > bound * bound);
-    any |= tries[i];
-  }
-  if (!any) return;
-  // Squared distances of all eight nodes, four lanes at a time (GCC/Clang vector
-  // extension; plain SSE2 pairs where AVX is not enabled). Each lane does the
-  // arithmetic of TriangleFrame::distance_squared in the same order, so the same bits.
-  const double apy = y - ay, apz = z - az, bpy = y - by, bpz = z - bz, cpy = y - qy, cpz = z - qz;
+/// The nearest-triangle step for four nodes of a row, at (x[i], y, z), and a usable
+/// triangle, without branches on the region: the squared distance to the plane when
+/// the node projects inside the triangle, else to the nearest of the three edges as
+/// clamped segments (the first smallest of ab, bc, ca). The arithmetic per lane is
+/// fixed, so a node gets the same bits whichever row, brick or lane computes it.
+/// Computed only when one of the nodes has both the triangle's ball and its plane
+/// within its reach (`yz2`: squared y-z distance to the ball's centre), as the
+/// distance to a triangle is at least both. `n` is the first node's index.
+inline void nearest_in_half_row(const TriangleFrame& f, const TriangleData& tri, std::uint32_t t, const Lanes& px,
+                                double y, double z, double yz2, double slack, std::size_t n,
+                                BrickScratch& scratch) noexcept {
+  Lanes reach;
+  std::memcpy(&reach, scratch.node_reach.data() + n, sizeof reach);
+  const Lanes dx = px - tri.centre[0], limit = reach + (tri.radius + slack), plane_limit = reach + slack;
+  const Lanes apx = px - tri.a[0];
+  const double apy = y - tri.a[1], apz = z - tri.a[2];
+  const Lanes plane = apx * tri.unit_normal[0] + apy * tri.unit_normal[1] + apz * tri.unit_normal[2];
+  const auto within = (dx * dx + yz2 <= limit * limit) & (plane <= plane_limit) & (-plane <= plane_limit);
+  if (!(within[0] | within[1] | within[2] | within[3])) return;
+
   const Lanes zero{0, 0, 0, 0}, one{1, 1, 1, 1};
-  std::array<double, 8> d2{};
-  for (std::size_t half = 0; half < 8; half += 4) {
-    Lanes px;
-    std::memcpy(&px, xs.data() + half, sizeof px);
-    const Lanes apx = px - ax, bpx = px - bx, cpx = px - qx;
-    const Lanes side_ab = apx * nabx + apy * naby + apz * nabz;
-    const Lanes side_bc = bpx * nbcx + bpy * nbcy + bpz * nbcz;
-    const Lanes side_ca = cpx * ncax + cpy * ncay + cpz * ncaz;
-    const Lanes plane = apx * nx + apy * ny + apz * nz;
-    // Segment parameters clamped to [0, 1], as TriangleFrame::segment_squared.
-    Lanes s_ab = (apx * abx + apy * aby + apz * abz) * iab;
-    Lanes s_bc = (bpx * bcx + bpy * bcy + bpz * bcz) * ibc;
-    Lanes s_ca = (cpx * cax + cpy * cay + cpz * caz) * ica;
-    s_ab = s_ab < zero ? zero : (s_ab > one ? one : s_ab);
-    s_bc = s_bc < zero ? zero : (s_bc > one ? one : s_bc);
-    s_ca = s_ca < zero ? zero : (s_ca > one ? one : s_ca);
-    const Lanes wax = apx - s_ab * abx, way = apy - s_ab * aby, waz = apz - s_ab * abz;
-    const Lanes wbx = bpx - s_bc * bcx, wby = bpy - s_bc * bcy, wbz = bpz - s_bc * bcz;
-    const Lanes wcx = cpx - s_ca * cax, wcy = cpy - s_ca * cay, wcz = cpz - s_ca * caz;
-    const Lanes e_ab = wax * wax + way * way + waz * waz;
-    const Lanes e_bc = wbx * wbx + wby * wby + wbz * wbz;
-    const Lanes e_ca = wcx * wcx + wcy * wcy + wcz * wcz;
-    // The first smallest of (ab, bc, ca), as std::min({...}).
-    Lanes edges = e_bc < e_ab ? e_bc : e_ab;
-    edges = e_ca < edges ? e_ca : edges;
-    const auto inside = (side_ab >= zero) & (side_bc >= zero) & (side_ca >= zero);
-    const Lanes d = inside ? plane * plane : edges;
-    std::memcpy(d2.data() + half, &d, sizeof d);
+  const double bpy = y - tri.b[1], bpz = z - tri.b[2], cpy = y - tri.c[1], cpz = z - tri.c[2];
+  const Lanes bpx = px - tri.b[0], cpx = px - tri.c[0];
+  const Lanes side_ab = apx * f.inward_ab[0] + apy * f.inward_ab[1] + apz * f.inward_ab[2];
+  const Lanes side_bc = bpx * f.inward_bc[0] + bpy * f.inward_bc[1] + bpz * f.inward_bc[2];
+  const Lanes side_ca = cpx * f.inward_ca[0] + cpy * f.inward_ca[1] + cpz * f.inward_ca[2];
+  // Segment parameters clamped to [0, 1].
+  Lanes s_ab = (apx * f.ab[0] + apy * f.ab[1] + apz * f.ab[2]) * tri.inverse_ab;
+  Lanes s_bc = (bpx * f.bc[0] + bpy * f.bc[1] + bpz * f.bc[2]) * tri.inverse_bc;
+  Lanes s_ca = (cpx * f.ca[0] + cpy * f.ca[1] + cpz * f.ca[2]) * tri.inverse_ca;
+  s_ab = s_ab < zero ? zero : (s_ab > one ? one : s_ab);
+  s_bc = s_bc < zero ? zero : (s_bc > one ? one : s_bc);
+  s_ca = s_ca < zero ? zero : (s_ca > one ? one : s_ca);
+  const Lanes wax = apx - s_ab * f.ab[0], way = apy - s_ab * f.ab[1], waz = apz - s_ab * f.ab[2];
+  const Lanes wbx = bpx - s_bc * f.bc[0], wby = bpy - s_bc * f.bc[1], wbz = bpz - s_bc * f.bc[2];
+  const Lanes wcx = cpx - s_ca * f.ca[0], wcy = cpy - s_ca * f.ca[1], wcz = cpz - s_ca * f.ca[2];
+  const Lanes e_ab = wax * wax + way * way + waz * waz;
+  const Lanes e_bc = wbx * wbx + wby * wby + wbz * wbz;
+  const Lanes e_ca = wcx * wcx + wcy * wcy + wcz * wcz;
+  Lanes edges = e_bc < e_ab ? e_bc : e_ab;
+  edges = e_ca < edges ? e_ca : edges;
+  const auto inside = (side_ab >= zero) & (side_bc >= zero) & (side_ca >= zero);
+  const Lanes d2 = inside ? plane * plane : edges;
+  bool changed = false;
+  for (std::size_t i = 0; i < 4; ++i) {
+    if (!takes_node(d2[i], t, scratch.best_d2[n + i], scratch.best_triangle[n + i])) continue;
+    scratch.best_d2[n + i] = d2[i];
+    scratch.best_triangle[n + i] = t;
+    scratch.node_reach[n + i] = std::min(std::sqrt(d2[i]), scratch.node_reach[n + i]);
+    changed = true;
   }
-  for (std::size_t i = 0; i < 8; ++i) {
-    if (tries[i] && d2[i] < best_d2[i]) {
-      best_d2[i] = d2[i];
-      best_root[i] = std::sqrt(d2[i]);
-      best_triangle[i] = t;
-    }
-  }
+  if (changed) scratch.half_reach[half_row_index(n)] = std::max(std::max(scratch.node_reach[n], scratch.node_reach[n + 1]),
+                                                                std::max(scratch.node_reach[n + 2], scratch.node_reach[n + 3]));
 }
 
 /// Nodes [first, end) of a brick (first node index `origin` on this axis) whose
@@ -208,11 +203,22 @@ std::array<std::size_t, 2> node_range(double centre, double half, double inverse
   return {first, end};
 }
 
-/// Computes one brick's 512 values from its triangle list (ascending indices).
-/// Returns false when no node lies within band*h of the mesh (values not written).
+/// Computes one brick's 512 values from its triangle list. Returns false when no
+/// node lies within band*h of the mesh (values not written).
+///
+/// Triangles are tried nearest first (by the gap between the brick's centre and the
+/// triangle's ball), so each node's best distance drops early and the culls skip
+/// most of the rest: a half row of 4 nodes is skipped when the triangle's ball or its
+/// plane is farther than the largest reach of the four from their span, and a node
+/// when its own ball or plane test fails. Each test compares a lower bound on the
+/// distance with the reach plus `slack`, more than the rounding of any distance here,
+/// so a skipped triangle's squared distance is strictly above the node's best (or
+/// above band*h, where a node reads the clamp whatever triangle is nearest). With
+/// the tie rule of takes_node, each node ends with the triangle that trying all of
+/// them in index order gives.
 template <class S>
 bool bake_mesh_brick(const PreparedMesh& mesh, const std::vector<TriangleData>& data, const std::uint32_t* list,
-                     std::size_t list_size, std::int64_t key, double h, double band_width, S* out,
+                     std::size_t list_size, std::int64_t key, double h, double band_width, double slack, S* out,
                      BrickScratch& scratch) {
   const BrickCoord b = brick_of(key);
   const std::int64_t x0 = b.bx * 8, y0 = b.by * 8, z0 = b.bz * 8;
@@ -220,51 +226,160 @@ bool bake_mesh_brick(const PreparedMesh& mesh, const std::vector<TriangleData>& 
   const std::array<double, 8>&xs = positions.x, &ys = positions.y, &zs = positions.z;
   constexpr double kInfinity = std::numeric_limits<double>::infinity();
   scratch.best_d2.fill(kInfinity);
-  scratch.best_root.fill(kInfinity);
+  scratch.node_reach.fill(band_width);
+  scratch.best_triangle.fill(0);
   const double band_squared = band_width * band_width;
   const double inverse_h = 1 / h;
+  const Vec3 brick_centre{(static_cast<double>(x0) + 3.5) * h, (static_cast<double>(y0) + 3.5) * h,
+                          (static_cast<double>(z0) + 3.5) * h};
 
+  // Triangles whose ball or plane is farther than band*h from the brick's box of
+  // nodes cannot change any node; the others are ordered.
+  const std::array<const std::array<double, 8>*, 3> axes{&xs, &ys, &zs};
+  scratch.order.clear();
   for (std::size_t l = 0; l < list_size; ++l) {
-    const std::uint32_t t = list[l];
+    const TriangleData& tri = data[list[l]];
+    double box_gap_squared = 0, plane_low = 0, plane_high = 0;
+    for (std::size_t a = 0; a < 3; ++a) {
+      const double first = (*axes[a])[0], last = (*axes[a])[7];
+      const double gap = std::max({first - tri.centre[a], tri.centre[a] - last, 0.0});
+      box_gap_squared += gap * gap;
+      // The plane is linear, so its extremes over the box are sums of per-axis extremes.
+      const double at_first = (first - tri.a[a]) * tri.unit_normal[a], at_last = (last - tri.a[a]) * tri.unit_normal[a];
+      plane_low += std::min(at_first, at_last);
+      plane_high += std::max(at_first, at_last);
+    }
+    const double limit = band_width + tri.radius + slack;
+    if (box_gap_squared > limit * limit || std::max(plane_low, -plane_high) > band_width + slack) continue;
+    const Vec3 to_ball = sub3(tri.centre, brick_centre);
+    // Non-negative floats sort as their bit patterns; the order only sets how fast
+    // the reaches drop, never a value.
+    const auto gap = static_cast<float>(std::max(std::sqrt(dot3(to_ball, to_ball)) - tri.radius, 0.0));
+    std::uint32_t bits = 0;
+    std::memcpy(&bits, &gap, sizeof bits);
+    scratch.order.push_back(std::uint64_t{bits} << 32 | list[l]);
+  }
+  std::sort(scratch.order.begin(), scratch.order.end());
+
+  // Reaches start from upper bounds: a node is no farther from a triangle than from
+  // its centroid (the node nearest each centroid gets that distance, plus slack for
+  // rounding), and no farther than a lattice neighbour's bound plus one step (h with
+  // a margin). Smaller reaches from the start let the culls skip more.
+  for (const std::uint64_t entry : scratch.order) {
+    const TriangleData& tri = data[entry & 0xFFFFFFFFu];
+    std::array<std::size_t, 3> at{};
+    bool inside = true;
+    for (std::size_t a = 0; a < 3; ++a) {
+      const double offset = std::round(tri.centre[a] * inverse_h) - static_cast<double>(a == 0 ? x0 : (a == 1 ? y0 : z0));
+      inside = inside && offset >= 0 && offset <= 7;
+      at[a] = inside ? static_cast<std::size_t>(offset) : 0;
+    }
+    if (!inside) continue;
+    const Vec3 to_centre = sub3({xs[at[0]], ys[at[1]], zs[at[2]]}, tri.centre);
+    const std::size_t n = at[0] + 8 * at[1] + 64 * at[2];
+    scratch.node_reach[n] = std::min(scratch.node_reach[n], std::sqrt(dot3(to_centre, to_centre)) + slack);
+  }
+  const double step = h * (1 + 1e-12) + slack;
+  double* bound = scratch.node_reach.data();
+  for (std::size_t line = 0; line < 64; ++line) {  // along x: rows of 8
+    double* r = bound + 8 * line;
+    for (std::size_t i = 1; i < 8; ++i) r[i] = std::min(r[i], r[i - 1] + step);
+    for (std::size_t i = 7; i-- > 0;) r[i] = std::min(r[i], r[i + 1] + step);
+  }
+  for (std::size_t k = 0; k < 8; ++k) {  // along y: whole rows at once
+    double* layer = bound + 64 * k;
+    for (std::size_t j = 1; j < 8; ++j)
+      for (std::size_t i = 0; i < 8; ++i) layer[8 * j + i] = std::min(layer[8 * j + i], layer[8 * j - 8 + i] + step);
+    for (std::size_t j = 7; j-- > 0;)
+      for (std::size_t i = 0; i < 8; ++i) layer[8 * j + i] = std::min(layer[8 * j + i], layer[8 * j + 8 + i] + step);
+  }
+  for (std::size_t n = 64; n < kBrickNodes; ++n) bound[n] = std::min(bound[n], bound[n - 64] + step);  // along z
+  for (std::size_t n = kBrickNodes - 64; n-- > 0;) bound[n] = std::min(bound[n], bound[n + 64] + step);
+  for (std::size_t n = 0; n < kBrickNodes; n += 4)
+    scratch.half_reach[half_row_index(n)] = std::max({scratch.node_reach[n], scratch.node_reach[n + 1],
+                                                      scratch.node_reach[n + 2], scratch.node_reach[n + 3]});
+
+  for (const std::uint64_t entry : scratch.order) {
+    const auto t = static_cast<std::uint32_t>(entry & 0xFFFFFFFFu);
     const TriangleData& tri = data[t];
-    // Nodes farther than band*h from the triangle's ball cannot take a value from it
-    // inside the band; the reach is rounded up so the cull never drops a node it should not.
-    const double reach = (band_width + tri.radius) * (1 + 1e-12);
+    const double ball = tri.radius + slack;
+    const double reach = band_width + ball;
     const double reach_squared = reach * reach;
-    const TriangleFrame frame(tri);
     // Rows and layers of the brick the ball reaches, widened by one against rounding;
-    // the squared tests below decide exactly.
+    // the squared tests below decide.
     const std::array<std::size_t, 2> k_range = node_range(tri.centre[2], reach, inverse_h, z0);
     const std::array<std::size_t, 2> j_range = node_range(tri.centre[1], reach, inverse_h, y0);
-    const std::array<std::size_t, 2> i_range = node_range(tri.centre[0], reach, inverse_h, x0);
+    if (k_range[0] >= k_range[1] || j_range[0] >= j_range[1]) continue;
+    // Per half row (nodes 0-3 or 4-7): squared x distance from the ball's centre to
+    // its span of nodes, and the plane's x term at its two ends. The plane distance
+    // is linear along a row, so the smaller end (or 0 when they differ in sign)
+    // bounds it over the span.
+    const Vec3& normal = tri.unit_normal;
+    std::array<double, 2> gap_x2{}, plane_start{}, plane_end{};
+    for (std::size_t half = 0; half < 2; ++half) {
+      const double start = xs[4 * half], end = xs[4 * half + 3];
+      const double gap = std::max({start - tri.centre[0], tri.centre[0] - end, 0.0});
+      gap_x2[half] = gap * gap;
+      plane_start[half] = (start - tri.a[0]) * normal[0];
+      plane_end[half] = (end - tri.a[0]) * normal[0];
+    }
+    // Per row of a layer, four rows a vector: squared y distance to the ball's
+    // centre and the plane's y term.
+    std::array<Lanes, 2> dy2{}, plane_y{};
+    for (std::size_t group = 0; group < 2; ++group) {
+      Lanes y;
+      std::memcpy(&y, ys.data() + 4 * group, sizeof y);
+      const Lanes dy = y - tri.centre[1];
+      dy2[group] = dy * dy;
+      plane_y[group] = (y - tri.a[1]) * normal[1];
+    }
+    const unsigned j_mask = (0xFFu << j_range[0]) & (0xFFu >> (8 - j_range[1]));
+    const TriangleFrame frame(tri);
     for (std::size_t k = k_range[0]; k < k_range[1]; ++k) {
       const double dz = zs[k] - tri.centre[2];
       const double dz2 = dz * dz;
-      if (dz2 > reach_squared) continue;
-      for (std::size_t j = j_range[0]; j < j_range[1]; ++j) {
+      if (std::min(gap_x2[0], gap_x2[1]) + dz2 > reach_squared) continue;
+      const double plane_z = (zs[k] - tri.a[2]) * normal[2];
+      // Half rows of this layer that both the ball and the plane may reach, as a bit
+      // mask (bit 8 * half + j).
+      unsigned halves = 0;
+      for (std::size_t half = 0; half < 2; ++half)
+        for (std::size_t group = 0; group < 2; ++group) {
+          Lanes half_reach;
+          std::memcpy(&half_reach, scratch.half_reach.data() + 16 * k + 8 * half + 4 * group, sizeof half_reach);
+          const Lanes limit = half_reach + ball, plane_limit = half_reach + slack;
+          const Lanes p0 = plane_start[half] + plane_z + plane_y[group], p3 = plane_end[half] + plane_z + plane_y[group];
+          const Lanes low = p0 < p3 ? p0 : p3, high = p0 < p3 ? p3 : p0;
+          const auto near = (gap_x2[half] + dz2 + dy2[group] <= limit * limit) & (low <= plane_limit) & (-high <= plane_limit);
+          const auto bits = static_cast<unsigned>((near[0] & 1) | (near[1] & 2) | (near[2] & 4) | (near[3] & 8));
+          halves |= bits << (8 * half + 4 * group);
+        }
+      halves &= j_mask | j_mask << 8;
+      for (; halves != 0; halves &= halves - 1) {
+        const auto bit = static_cast<std::size_t>(std::countr_zero(halves));
+        const std::size_t j = bit & 7, half = bit >> 3;
+        const std::size_t n = 64 * k + 8 * j + 4 * half;
         const double dy = ys[j] - tri.centre[1];
-        const double dyz2 = dy * dy + dz2;
-        if (dyz2 > reach_squared) continue;
-        const std::size_t row = 8 * j + 64 * k;
-        if (frame.usable) {
-          nearest_in_row(frame, tri, t, xs, ys[j], zs[k], dyz2, reach_squared, row, scratch);
+        const double yz2 = dy * dy + dz2;
+        if (tri.usable) {
+          Lanes px;
+          std::memcpy(&px, xs.data() + 4 * half, sizeof px);
+          nearest_in_half_row(frame, tri, t, px, ys[j], zs[k], yz2, slack, n, scratch);
           continue;
         }
-        for (std::size_t i = i_range[0]; i < i_range[1]; ++i) {
-          const double dx = xs[i] - tri.centre[0];
-          const double to_centre_squared = dx * dx + dyz2;
-          if (to_centre_squared > reach_squared) continue;
-          const double bound = (scratch.best_root[row + i] + tri.radius) * (1 + 1e-12);
-          if (to_centre_squared > bound * bound) continue;
-          const Vec3 p{xs[i], ys[j], zs[k]};
-          const double d2 = closest_point_on_triangle(p, tri.a, tri.b, tri.c).distance_squared;
-          // Strictly less: on a tie the lower triangle index (listed first) keeps the node.
-          if (d2 < scratch.best_d2[row + i]) {
-            scratch.best_d2[row + i] = d2;
-            scratch.best_root[row + i] = std::sqrt(d2);
-            scratch.best_triangle[row + i] = t;
+        for (std::size_t i = 0; i < 4; ++i) {
+          const double dx = xs[4 * half + i] - tri.centre[0];
+          const double limit = scratch.node_reach[n + i] + ball;
+          if (dx * dx + yz2 > limit * limit) continue;
+          const double d2 = closest_point_on_triangle({xs[4 * half + i], ys[j], zs[k]}, tri.a, tri.b, tri.c).distance_squared;
+          if (takes_node(d2, t, scratch.best_d2[n + i], scratch.best_triangle[n + i])) {
+            scratch.best_d2[n + i] = d2;
+            scratch.best_triangle[n + i] = t;
+            scratch.node_reach[n + i] = std::min(std::sqrt(d2), scratch.node_reach[n + i]);
           }
         }
+        scratch.half_reach[half_row_index(n)] = *std::max_element(scratch.node_reach.begin() + static_cast<std::ptrdiff_t>(n),
+                                                                  scratch.node_reach.begin() + static_cast<std::ptrdiff_t>(n + 4));
       }
     }
   }
@@ -356,84 +471,131 @@ Grid<S> bake_mesh(const PreparedMesh& mesh, const MeshBakeSettings& settings, co
     return grid;
   }
 
-  // Triangle corners and balls; the mesh box grown by band*h gives the brick range.
-  std::vector<TriangleData> data(mesh.triangles.size());
+  // Triangle corners, balls and frames; the mesh box grown by band*h gives the brick range.
+  std::vector<TriangleData> data;
+  data.reserve(mesh.triangles.size());
   Box box{{mesh.positions[mesh.triangles[0][0]]}, {mesh.positions[mesh.triangles[0][0]]}};
-  for (std::size_t t = 0; t < data.size(); ++t) {
-    TriangleData& d = data[t];
-    d.a = mesh.positions[mesh.triangles[t][0]];
-    d.b = mesh.positions[mesh.triangles[t][1]];
-    d.c = mesh.positions[mesh.triangles[t][2]];
-    double r2 = 0;
+  for (const auto& tri : mesh.triangles) {
+    const TriangleData& d = data.emplace_back(mesh.positions[tri[0]], mesh.positions[tri[1]], mesh.positions[tri[2]]);
     for (std::size_t a = 0; a < 3; ++a) {
-      d.centre[a] = (d.a[a] + d.b[a] + d.c[a]) / 3;
       box.lo[a] = std::min({box.lo[a], d.a[a], d.b[a], d.c[a]});
       box.hi[a] = std::max({box.hi[a], d.a[a], d.b[a], d.c[a]});
     }
-    for (const Vec3* corner : {&d.a, &d.b, &d.c}) {
-      const Vec3 e = sub3(*corner, d.centre);
-      r2 = std::max(r2, dot3(e, e));
-    }
-    d.radius = std::sqrt(r2) * (1 + 1e-12);
   }
   Box padded = box;
+  double scale = 0;  // largest coordinate magnitude of any node or corner considered
   for (std::size_t a = 0; a < 3; ++a) {
     padded.lo[a] -= band_width;
     padded.hi[a] += band_width;
+    scale = std::max({scale, std::abs(padded.lo[a]), std::abs(padded.hi[a])});
   }
+  // Rounding of a coordinate difference, a distance or a squared distance here is a
+  // few ulps of `scale` (or of the distance, which is smaller): 1e-12 * scale is far
+  // more, so culls that keep this much margin never drop a triangle they should keep.
+  const double slack = 1e-12 * scale;
   const std::array<std::int64_t, 6> range = plan_brick_range(padded, h);
   const std::array<std::int64_t, 3> lo{range[0], range[1], range[2]}, hi{range[3], range[4], range[5]};
   stats.bricks_considered = (hi[0] - lo[0] + 1) * (hi[1] - lo[1] + 1) * (hi[2] - lo[2] + 1);
 
   // Bricks to compute and their triangles: a brick lists every triangle within
   // band*h + 3.5*sqrt(3)*h of its centre (so every triangle within band*h of a node).
+  // Chunks of triangles find their bricks in parallel; the chunks' (cell, triangle)
+  // pairs are then taken in triangle order, so slots and lists do not depend on the
+  // thread count.
   const double brick_reach = (band_width + kBrickBallRadiusVoxels * h) * (1 + 1e-12);
   const double brick_reach_squared = brick_reach * brick_reach;
   BrickSlots slots(lo, hi);
-  std::vector<std::int64_t> slot_keys;
-  std::vector<std::array<std::uint32_t, 2>> pairs;  // (slot, triangle), triangles ascending
-  for (std::size_t t = 0; t < data.size(); ++t) {
-    const TriangleData& d = data[t];
-    std::array<std::int64_t, 3> b_lo{}, b_hi{};
-    for (std::size_t a = 0; a < 3; ++a) {
-      const double t_lo = std::min({d.a[a], d.b[a], d.c[a]}) - brick_reach;
-      const double t_hi = std::max({d.a[a], d.b[a], d.c[a]}) + brick_reach;
-      // Brick centres (8b + 3.5)h inside [t_lo, t_hi], widened by one brick against rounding.
-      b_lo[a] = std::max(lo[a], static_cast<std::int64_t>(std::floor((t_lo / h - 3.5) / 8)));
-      b_hi[a] = std::min(hi[a], static_cast<std::int64_t>(std::ceil((t_hi / h - 3.5) / 8)));
-    }
-    for (std::int64_t bx = b_lo[0]; bx <= b_hi[0]; ++bx)
-      for (std::int64_t by = b_lo[1]; by <= b_hi[1]; ++by)
-        for (std::int64_t bz = b_lo[2]; bz <= b_hi[2]; ++bz) {
-          const Vec3 centre{(static_cast<double>(bx * 8) + 3.5) * h, (static_cast<double>(by * 8) + 3.5) * h,
-                            (static_cast<double>(bz * 8) + 3.5) * h};
-          const Vec3 to_ball = sub3(centre, d.centre);
-          const double ball_gap = std::sqrt(dot3(to_ball, to_ball)) - d.radius;
-          if (ball_gap > brick_reach) continue;
-          if (closest_point_on_triangle(centre, d.a, d.b, d.c).distance_squared > brick_reach_squared) continue;
-          std::uint32_t& slot = slots.at(bx - lo[0], by - lo[1], bz - lo[2]);
-          if (slot == BrickSlots::kNone) {
-            slot = static_cast<std::uint32_t>(slot_keys.size());
-            slot_keys.push_back(brick_key(bx, by, bz));
+  // Bricks b in [lo_b, hi_b] whose centre (8b + 3.5)h may lie within `half` of
+  // `centre`; the bounds are rounded outwards (floor, ceil), so their rounding errors,
+  // far below one brick, cannot drop one.
+  const double inverse_brick = 1 / (8 * h);
+  auto brick_centres_within = [&](double centre, double half, std::int64_t lo_b, std::int64_t hi_b) {
+    return std::array<std::int64_t, 2>{
+        std::max(lo_b, static_cast<std::int64_t>(std::floor((centre - half) * inverse_brick - 3.5 / 8))),
+        std::min(hi_b, static_cast<std::int64_t>(std::ceil((centre + half) * inverse_brick - 3.5 / 8)))};
+  };
+  constexpr std::size_t kPairChunk = 4096;
+  // Per chunk of triangles: the cells each triangle reaches, in triangle order, and
+  // where each triangle's cells end (8 bytes a pair rather than 16 with the index).
+  struct ChunkPairs {
+    std::vector<std::int64_t> cells;
+    std::vector<std::uint32_t> ends;
+  };
+  std::vector<ChunkPairs> chunk_pairs((data.size() + kPairChunk - 1) / kPairChunk);
+  detail::parallel_chunks(data.size(), settings.threads, kPairChunk, [&](std::size_t begin, std::size_t end) {
+    ChunkPairs& found = chunk_pairs[begin / kPairChunk];
+    for (std::size_t t = begin; t < end; ++t) {
+      const TriangleData& d = data[t];
+      // Bricks whose centres may lie within the ball's reach, axis by axis: the x
+      // range of the ball, then per column the y and z ranges of its cross-sections.
+      // The reach is widened by 1e-9 and the ranges rounded outwards, so rounding
+      // never drops a brick; the tests below decide.
+      const double ball_reach = (brick_reach + d.radius) * (1 + 1e-9);
+      const double ball_reach_squared = ball_reach * ball_reach;
+      const auto x_range = brick_centres_within(d.centre[0], ball_reach, lo[0], hi[0]);
+      for (std::int64_t bx = x_range[0]; bx <= x_range[1]; ++bx) {
+        const double cx = (static_cast<double>(bx * 8) + 3.5) * h;
+        const double dx2 = (cx - d.centre[0]) * (cx - d.centre[0]);
+        if (dx2 > ball_reach_squared) continue;
+        const auto y_range = brick_centres_within(d.centre[1], std::sqrt(ball_reach_squared - dx2), lo[1], hi[1]);
+        for (std::int64_t by = y_range[0]; by <= y_range[1]; ++by) {
+          const double cy = (static_cast<double>(by * 8) + 3.5) * h;
+          const double dxy2 = dx2 + (cy - d.centre[1]) * (cy - d.centre[1]);
+          if (dxy2 > ball_reach_squared) continue;
+          const auto z_range = brick_centres_within(d.centre[2], std::sqrt(ball_reach_squared - dxy2), lo[2], hi[2]);
+          for (std::int64_t bz = z_range[0]; bz <= z_range[1]; ++bz) {
+            const Vec3 centre{cx, cy, (static_cast<double>(bz * 8) + 3.5) * h};
+            const Vec3 to_ball = sub3(centre, d.centre);
+            const double centre_distance = std::sqrt(dot3(to_ball, to_ball));
+            if (centre_distance - d.radius > brick_reach) continue;
+            // The exact test decides only when the centroid, a point of the triangle, is
+            // not well within reach (the triangle is then surely within it as well).
+            const bool surely_within = centre_distance * (1 + 1e-12) + slack < brick_reach;
+            if (!surely_within && closest_point_on_triangle(centre, d.a, d.b, d.c).distance_squared > brick_reach_squared)
+              continue;
+            found.cells.push_back(slots.cell(bx - lo[0], by - lo[1], bz - lo[2]));
           }
-          pairs.push_back({slot, static_cast<std::uint32_t>(t)});
         }
-  }
-  // Bricks in ascending key order; each brick's triangles in a contiguous run (counting sort).
+      }
+      found.ends.push_back(static_cast<std::uint32_t>(found.cells.size()));
+    }
+    found.cells.shrink_to_fit();  // all chunks are held at once: no growth slack
+  }, [](std::size_t) {});
+  // Slots in order of first appearance; each pair's cell is replaced by its slot.
+  std::vector<std::int64_t> slot_keys;
+  std::vector<std::size_t> slot_count;
+  for (ChunkPairs& found : chunk_pairs)
+    for (std::int64_t& cell : found.cells) {
+      std::uint32_t& slot = slots.at(cell);
+      if (slot == BrickSlots::kNone) {
+        slot = static_cast<std::uint32_t>(slot_keys.size());
+        const std::int64_t z = cell % (hi[2] - lo[2] + 1), xy = cell / (hi[2] - lo[2] + 1);
+        const std::int64_t y = xy % (hi[1] - lo[1] + 1), x = xy / (hi[1] - lo[1] + 1);
+        slot_keys.push_back(brick_key(lo[0] + x, lo[1] + y, lo[2] + z));
+        slot_count.push_back(0);
+      }
+      ++slot_count[slot];
+      cell = slot;
+    }
+  // Bricks in ascending key order; each brick's triangles in a contiguous run, in
+  // triangle order (counting sort).
   std::vector<std::uint32_t> order(slot_keys.size());
   for (std::uint32_t s = 0; s < order.size(); ++s) order[s] = s;
   std::sort(order.begin(), order.end(), [&](std::uint32_t x, std::uint32_t y) { return slot_keys[x] < slot_keys[y]; });
-  std::vector<std::uint32_t> rank(order.size());
-  for (std::uint32_t r = 0; r < order.size(); ++r) rank[order[r]] = r;
   std::vector<std::size_t> list_start(order.size() + 1, 0);
-  for (const auto& p : pairs) ++list_start[rank[p[0]] + 1];
-  for (std::size_t r = 0; r < order.size(); ++r) list_start[r + 1] += list_start[r];
-  std::vector<std::uint32_t> lists(pairs.size());
+  for (std::size_t r = 0; r < order.size(); ++r) list_start[r + 1] = list_start[r] + slot_count[order[r]];
+  std::vector<std::uint32_t> lists(list_start.back());
   {
-    std::vector<std::size_t> fill(list_start.begin(), list_start.end() - 1);
-    for (const auto& p : pairs) lists[fill[rank[p[0]]]++] = p[1];
+    std::vector<std::size_t> fill(slot_keys.size());
+    for (std::size_t r = 0; r < order.size(); ++r) fill[order[r]] = list_start[r];
+    for (std::size_t c = 0; c < chunk_pairs.size(); ++c) {
+      ChunkPairs& found = chunk_pairs[c];
+      for (std::size_t i = 0, at = 0; i < found.ends.size(); ++i)
+        for (; at < found.ends[i]; ++at)
+          lists[fill[static_cast<std::size_t>(found.cells[at])]++] = static_cast<std::uint32_t>(c * kPairChunk + i);
+      found = {};
+    }
   }
-  pairs = {};
   stats.brick_triangle_pairs = lists.size();
   std::vector<std::int64_t> near_keys(order.size());
   for (std::size_t r = 0; r < order.size(); ++r) near_keys[r] = slot_keys[order[r]];
@@ -452,7 +614,7 @@ Grid<S> bake_mesh(const PreparedMesh& mesh, const MeshBakeSettings& settings, co
         BrickScratch scratch;
         for (std::size_t r = begin; r < end; ++r)
           if (!bake_mesh_brick(mesh, data, lists.data() + list_start[r], list_start[r + 1] - list_start[r], near_keys[r],
-                               h, band_width, targets[r], scratch))
+                               h, band_width, slack, targets[r], scratch))
             beyond_band[r] = 1;
       },
       [&](std::size_t done) {

@@ -1,12 +1,12 @@
 #include "distgrid/mesh_prepare.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <numeric>
 #include <string>
-#include <unordered_map>
 
 #include "distgrid/error.hpp"
 
@@ -22,13 +22,21 @@ struct PositionBits {
   friend bool operator==(const PositionBits&, const PositionBits&) = default;
 };
 
-struct PositionBitsHash {
-  std::size_t operator()(const PositionBits& p) const noexcept {
-    std::uint64_t h = 0x9E3779B97F4A7C15ull;
-    for (std::uint64_t b : p.bits) h = (h ^ b) * 0xBF58476D1CE4E5B9ull;
-    return static_cast<std::size_t>(h ^ (h >> 31));
+/// Hash of a position's bits, well mixed in every bit (splitmix64's finaliser), so
+/// that masking off the low bits suits lattice coordinates whose low mantissa bits
+/// are all zero.
+std::uint64_t position_hash(const PositionBits& p) noexcept {
+  std::uint64_t h = 0x9E3779B97F4A7C15ull;
+  for (std::uint64_t b : p.bits) {
+    h ^= b;
+    h ^= h >> 30;
+    h *= 0xBF58476D1CE4E5B9ull;
+    h ^= h >> 27;
+    h *= 0x94D049BB133111EBull;
+    h ^= h >> 31;
   }
-};
+  return h;
+}
 
 /// Bit pattern with -0 mapped to +0, so the two weld together; equal finite doubles have equal bits otherwise.
 PositionBits bits_of(const Vec3& p) noexcept {
@@ -68,8 +76,13 @@ TriangleMesh weld_corners(const TriangleMesh& mesh, const std::string& source) {
       if (!std::isfinite(c)) throw Error(ErrorCode::badmesh, source + ": corner " + std::to_string(v) + " is not finite");
   TriangleMesh out;
   out.triangles.reserve(mesh.triangles.size());
-  std::unordered_map<PositionBits, std::uint32_t, PositionBitsHash> welded;
-  std::vector<std::uint32_t> remap(mesh.positions.size(), 0xFFFFFFFFu);
+  // Open addressing with linear probing, at most half full: welded corner per slot.
+  // Node-based hash maps spend most of their time allocating for large meshes.
+  constexpr std::uint32_t kNone = 0xFFFFFFFFu;
+  const std::size_t capacity = std::bit_ceil(std::max<std::size_t>(16, 2 * mesh.positions.size()));
+  std::vector<std::uint32_t> table(capacity, kNone);
+  std::vector<PositionBits> welded_bits;
+  std::vector<std::uint32_t> remap(mesh.positions.size(), kNone);
   for (std::size_t t = 0; t < mesh.triangles.size(); ++t) {
     std::array<std::uint32_t, 3> tri{};
     for (std::size_t c = 0; c < 3; ++c) {
@@ -77,10 +90,16 @@ TriangleMesh weld_corners(const TriangleMesh& mesh, const std::string& source) {
       if (v >= mesh.positions.size())
         throw Error(ErrorCode::badmesh, source + ": triangle " + std::to_string(t) + " uses corner " + std::to_string(v) +
                                             " of " + std::to_string(mesh.positions.size()));
-      if (remap[v] == 0xFFFFFFFFu) {
-        const auto [at, inserted] = welded.try_emplace(bits_of(mesh.positions[v]), static_cast<std::uint32_t>(out.positions.size()));
-        if (inserted) out.positions.push_back(mesh.positions[v]);
-        remap[v] = at->second;
+      if (remap[v] == kNone) {
+        const PositionBits key = bits_of(mesh.positions[v]);
+        std::size_t slot = position_hash(key) & (capacity - 1);
+        while (table[slot] != kNone && !(welded_bits[table[slot]] == key)) slot = (slot + 1) & (capacity - 1);
+        if (table[slot] == kNone) {
+          table[slot] = static_cast<std::uint32_t>(out.positions.size());
+          out.positions.push_back(mesh.positions[v]);
+          welded_bits.push_back(key);
+        }
+        remap[v] = table[slot];
       }
       tri[c] = remap[v];
     }
@@ -138,8 +157,19 @@ PreparedMesh prepare_mesh(const TriangleMesh& input, const std::string& source, 
       const auto& tri = mesh.triangles[t];
       uses.push_back({edge_key(tri[side], tri[(side + 1) % 3]), static_cast<std::uint32_t>(t * 3 + side)});
     }
-  std::sort(uses.begin(), uses.end(),
-            [](const EdgeUse& x, const EdgeUse& y) { return x.key != y.key ? x.key < y.key : x.slot < y.slot; });
+  // Ascending (key, slot): uses are made in slot order, so two stable counting sorts,
+  // by the larger corner and then by the smaller, give it in linear time.
+  {
+    std::vector<EdgeUse> sorted(uses.size());
+    std::vector<std::size_t> start(mesh.positions.size() + 1);
+    for (const unsigned shift : {0u, 32u}) {
+      std::fill(start.begin(), start.end(), 0);
+      for (const EdgeUse& u : uses) ++start[((u.key >> shift) & 0xFFFFFFFFu) + 1];
+      for (std::size_t c = 1; c < start.size(); ++c) start[c] += start[c - 1];
+      for (const EdgeUse& u : uses) sorted[start[(u.key >> shift) & 0xFFFFFFFFu]++] = u;
+      uses.swap(sorted);
+    }
+  }
   mesh.triangle_edges.assign(triangle_count, {0, 0, 0});
   std::vector<std::uint32_t> parent(triangle_count);
   std::iota(parent.begin(), parent.end(), 0u);

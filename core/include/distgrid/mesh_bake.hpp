@@ -7,9 +7,9 @@
 // every triangle that can come within band*h of it (all others are farther than
 // the clamp), so every value inside the band is the exact minimum; its sign is
 // that of (node - closest point) . pseudo-normal of the closest feature (a zero
-// dot product reads outside). The nearest triangle is chosen by squared distance
-// in the brick's triangle order (ascending index; on an exact tie the lower index
-// keeps the node); its closest point and feature then come from
+// dot product reads outside). The nearest triangle is the one of smallest squared
+// distance (a fixed branch-free formula), on an exact tie the lowest index, whatever
+// order the triangles are tried in; its closest point and feature then come from
 // closest_point_on_triangle. A node
 // with no triangle within band*h takes the sign of a neighbour (no surface lies
 // within one voxel of it); a computed brick with no such node, and every brick not
@@ -17,8 +17,10 @@
 // shifted by a few thousandths of a voxel and retried (three attempts in all)
 // while the count is odd or the ray touches an edge or corner exactly.
 //
-// Threads split the bricks; each brick is computed by the same code in the same
-// triangle order, so the grid is identical for any thread count.
+// Threads split the triangles while finding each brick's triangles (the lists are
+// then assembled in triangle order) and split the bricks while computing them; each
+// brick is computed by the same code from the same list, so the grid is identical
+// for any thread count.
 #include <cstddef>
 #include <cstdint>
 
