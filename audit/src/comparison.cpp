@@ -47,8 +47,9 @@ const json* find_entry(const json& entries, const std::string& id, const char* s
   return nullptr;
 }
 
-/// Rows of every calculation with both storages and separated errors.
-json calculation_rows(const json& entries, double h) {
+}  // namespace
+
+json comparison_rows(const json& entries, double h) {
   json rows = json::array();
   std::vector<std::string> seen;
   for (const json& e : entries) {
@@ -98,6 +99,8 @@ json calculation_rows(const json& entries, double h) {
   }
   return rows;
 }
+
+namespace {
 
 /// Contour meshes of the float and double grids of one part: counts, and where the
 /// two have the same triangles (same corners, same order) the largest vertex move.
@@ -228,7 +231,7 @@ json comparison_json(RunContext& context, const json& entries, const Refinement&
               worst_volume_at + "), above the " + evidence_number(kNegligibleStorageShare) +
               " that counts as negligible: at those h the 32-bit values, not the method, set what a reader sees.";
   }
-  return {{"rows", calculation_rows(entries, s.h)},
+  return {{"rows", comparison_rows(entries, s.h)},
            {"rows_note", "per calculation with both storages: storage_h and method_h are the separated errors' max in "
                          "the row's unit (h for distances, relative for volumes); ratio = storage / method"},
            {"signs", {{"by_part", signs}, {"sign_flips", flips_total}, {"h", s.h}}},

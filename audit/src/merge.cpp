@@ -5,6 +5,7 @@
 #include <set>
 
 #include "distgrid/audit/calculation.hpp"
+#include "distgrid/audit/comparison.hpp"
 #include "distgrid/audit/report.hpp"
 #include "distgrid/error.hpp"
 
@@ -15,8 +16,9 @@ using nlohmann::json;
 namespace {
 
 /// Sections merge_reports builds itself; any other must be equal in every shard.
-const std::set<std::string> kJoinedSections{"schema",   "tool", "build",       "settings", "calculations",
-                                            "findings", "gate", "run_seconds", "shard"};
+const std::set<std::string> kJoinedSections{"schema",      "tool",  "build",    "settings",   "calculations",
+                                            "findings",    "gate",  "run_seconds", "shard",   "claims",
+                                            "refinement", "comparison", "sections_missing"};
 
 std::size_t registry_position(const std::string& id, const std::string& shard_name) {
   const std::vector<Calculation>& registry = calculations();
@@ -58,6 +60,11 @@ json merge_reports(const std::vector<json>& shards, const std::vector<std::strin
       throw Error(ErrorCode::badarg, names[n] + ": /settings differ from " + names[0]);
     if (r["gate"].at("budgets") != shards[0]["gate"].at("budgets"))
       throw Error(ErrorCode::badarg, names[n] + ": gated against other budgets than " + names[0]);
+    // Shard 0 computes the sections that need the whole run; no other shard may hold one.
+    for (const char* section : kWholeRunSections)
+      if (index != 0 && r.contains(section))
+        throw Error(ErrorCode::badarg, names[n] + ": shard " + std::to_string(index) + " holds /" + section +
+                                           ", which only shard 0 computes");
     for (const auto& [key, value] : r.items())
       if (!kJoinedSections.count(key) && (!shards[0].contains(key) || shards[0][key] != value))
         throw Error(ErrorCode::badarg, names[n] + ": section /" + key + " differs between shards");
@@ -94,13 +101,27 @@ json merge_reports(const std::vector<json>& shards, const std::vector<std::strin
   for (Group& g : groups)
     for (json& entry : g.entries) entries.push_back(std::move(entry));
 
+  // A shard's gate status is its entries' and, in shard 0, its claims' status;
+  // the single run fails exactly when one of the shards does.
+  bool every_shard_passed = true;
+  for (const json& r : shards) every_shard_passed = every_shard_passed && r["gate"].value("status", "") == "pass";
+
+  const json& first = *std::find_if(shards.begin(), shards.end(),
+                                    [](const json& r) { return r["shard"]["index"].get<std::size_t>() == 0; });
   json merged = shards[0];
   merged.erase("shard");
+  for (const char* section : kWholeRunSections) {
+    merged.erase(section);
+    if (first.contains(section)) merged[section] = first[section];
+  }
   merged["settings"]["inputs"] = inputs;
+  if (merged.contains("comparison"))
+    merged["comparison"]["rows"] = comparison_rows(entries, merged["settings"].at("h").get<double>());
   merged["calculations"] = entries;
   merged["findings"] = findings_json(entries);
-  merged["gate"]["status"] = gate_status(entries);
+  merged["gate"]["status"] = every_shard_passed && gate_status(entries) == "pass" ? "pass" : "fail";
   merged["run_seconds"] = seconds;
+  put_sections_missing(merged);
   return merged;
 }
 

@@ -187,6 +187,14 @@ std::string gate_status(const json& entries) {
   return "pass";
 }
 
+void put_sections_missing(json& report) {
+  json missing = json::array();
+  for (const char* section : kWholeRunSections)
+    if (!report.contains(section)) missing.push_back(section);
+  if (missing.empty()) report.erase("sections_missing");
+  else report["sections_missing"] = std::move(missing);
+}
+
 namespace {
 
 void check_finite_at(const json& value, const std::string& pointer) {

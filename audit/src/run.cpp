@@ -308,15 +308,17 @@ nlohmann::json run_audit(const RunSettings& settings, Progress& progress) {
   }
   // Claims, the refinement series and the float-vs-double comparison. The
   // comparison needs both storages and every calculation; a claim runs when one
-  // of its calculations is selected. A shard of a split run has neither: they
-  // need the whole run.
+  // of its calculations is selected. None of them depends on the calculation
+  // entries except the comparison's rows, so in a split run shard 0 computes
+  // them whole (its comparison rows cover its own entries; merge recomputes
+  // them from every entry) and the other shards leave them out.
   const bool quick = settings.quick || settings.inputs < kQuickInputsBelow;
-  const bool whole_run = settings.shard.count == 1;
-  const bool compare = whole_run && context.wants(Storage::float32) && context.wants(Storage::float64) &&
+  const bool first_shard = settings.shard.index == 0;
+  const bool compare = first_shard && context.wants(Storage::float32) && context.wants(Storage::float64) &&
                        settings.calculations.empty();
   bool any_claim = false, curved_claim = false;
   for (const Claim& claim : claims()) {
-    const bool selected = whole_run && claim_selected(claim, settings.calculations);
+    const bool selected = first_shard && claim_selected(claim, settings.calculations);
     any_claim = any_claim || selected;
     curved_claim = curved_claim || (selected && claim.id == "volume.curved_second_order");
   }
@@ -360,6 +362,7 @@ nlohmann::json run_audit(const RunSettings& settings, Progress& progress) {
   if (refinement.ran) report["refinement"] = refinement_json(refinement);
   if (compare) report["comparison"] = comparison_section;
   if (settings.shard.count > 1) report["shard"] = {{"index", settings.shard.index}, {"count", settings.shard.count}};
+  put_sections_missing(report);
   check_all_finite(report);
   return report;
 }

@@ -1,65 +1,97 @@
 #!/usr/bin/env python3
 """Exits 0 when two distgrid-audit reports hold the same results, bit for bit.
 
-usage: compare_reports.py A.json B.json [--calculations-only]
---calculations-only leaves out the sections that need a whole run (claims,
-refinement, comparison), which a merge of shards does not have.
-Timing fields may differ (run_seconds, settings.threads, and each
-calculation's seconds and evaluations_per_second): results must depend on
-neither the thread count nor the split into shards.
+usage: compare_reports.py A.json B.json
+
+Timing fields may differ (run_seconds, settings.threads, and every "seconds",
+"evaluations_per_second" and "evaluations_per_second_null_reason"): results
+must depend on neither the thread count nor the split into shards. Otherwise
+the reports must be equal; when they are not, the first differing JSON pointer
+(keys in sorted order, array items in order) is printed with both values, and
+the exit status is 1.
 """
 import json
 import sys
 
-TIMING_FIELDS = ("seconds", "evaluations_per_second", "evaluations_per_second_null_reason")
+TIMING_KEYS = ("seconds", "evaluations_per_second", "evaluations_per_second_null_reason")
 
 
 def without_timing(report):
     report.pop("run_seconds", None)
-    report["settings"].pop("threads", None)
-    for entry in report["calculations"]:
-        for field in TIMING_FIELDS:
-            entry.pop(field, None)
-    drop_timings(report)
+    report.get("settings", {}).pop("threads", None)
+    drop_timing_keys(report)
     return report
 
 
-def drop_timings(value):
+def drop_timing_keys(value):
     if isinstance(value, dict):
-        value.pop("seconds", None)
+        for key in TIMING_KEYS:
+            value.pop(key, None)
         for item in value.values():
-            drop_timings(item)
+            drop_timing_keys(item)
     elif isinstance(value, list):
         for item in value:
-            drop_timings(item)
+            drop_timing_keys(item)
+
+
+def pointer_token(key):
+    return str(key).replace("~", "~0").replace("/", "~1")
+
+
+def first_difference(a, b, pointer=""):
+    """The JSON pointer of the first place a and b differ, or None when equal."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        for key in sorted(set(a) | set(b)):
+            here = pointer + "/" + pointer_token(key)
+            if key not in a or key not in b:
+                return here
+            found = first_difference(a[key], b[key], here)
+            if found is not None:
+                return found
+        return None
+    if isinstance(a, list) and isinstance(b, list):
+        for n, (x, y) in enumerate(zip(a, b)):
+            found = first_difference(x, y, f"{pointer}/{n}")
+            if found is not None:
+                return found
+        if len(a) != len(b):
+            return f"{pointer}/{min(len(a), len(b))}"
+        return None
+    # bool is an int in Python: compare types too, so true never equals 1.
+    if type(a) is not type(b) or a != b:
+        return pointer
+    return None
+
+
+def value_at(document, pointer):
+    value = document
+    for token in pointer.split("/")[1:]:
+        token = token.replace("~1", "/").replace("~0", "~")
+        if isinstance(value, list):
+            index = int(token)
+            if index >= len(value):
+                return "(absent)"
+            value = value[index]
+        elif isinstance(value, dict):
+            if token not in value:
+                return "(absent)"
+            value = value[token]
+    return json.dumps(value)[:300]
 
 
 def main(argv):
-    calculations_only = "--calculations-only" in argv[1:]
-    paths = [arg for arg in argv[1:] if arg != "--calculations-only"]
+    paths = argv[1:]
     if len(paths) != 2:
         print(__doc__.strip(), file=sys.stderr)
         return 2
     a, b = (without_timing(json.load(open(p, encoding="utf-8"))) for p in paths)
-    if calculations_only:
-        for report in (a, b):
-            for section in ("claims", "refinement", "comparison"):
-                report.pop(section, None)
-    if a == b:
+    pointer = first_difference(a, b)
+    if pointer is None:
         print("the reports agree")
         return 0
-    for key in sorted(set(a) | set(b)):
-        if key != "calculations" and a.get(key) != b.get(key):
-            print(f"section {key} differs")
-    if len(a["calculations"]) != len(b["calculations"]):
-        print(f"{len(a['calculations'])} against {len(b['calculations'])} calculation entries")
-    for n, (x, y) in enumerate(zip(a["calculations"], b["calculations"])):
-        if x != y:
-            print(f"calculation {n} ({x['id']} {x['storage']}) differs")
-    for section in ("claims", "refinement", "comparison"):
-        if a.get(section) != b.get(section):
-            print(f"{section} differs")
-    print("the reports differ")
+    print(f"the reports differ; first at {pointer or '/'}")
+    print(f"  {paths[0]}: {value_at(a, pointer)}")
+    print(f"  {paths[1]}: {value_at(b, pointer)}")
     return 1
 
 

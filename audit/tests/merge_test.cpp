@@ -54,5 +54,34 @@ TEST(Merge, RefusesARepeatedShardOtherSettingsAndACalculationInTwoShards) {
   EXPECT_THROW(merge_reports({a, unsharded}, {"a", "unsharded"}), Error);
 }
 
+TEST(Merge, TakesTheWholeRunSectionsFromShardZeroAndRecomputesTheComparisonRows) {
+  json a = shard(0, {entry("grid.key", "float")}, json::object(), 1);
+  a["claims"] = json::array({{{"id", "c"}, {"verdict", "verified"}}});
+  a["refinement"] = {{"h", {0.5}}};
+  a["comparison"] = {{"rows", {{{"id", "stale"}}}}, {"verdict", {{"decision", "keep float"}}}};
+  json b = shard(1, {entry("grid.sample", "float")}, json::object(), 1);
+  b["sections_missing"] = {"claims", "refinement", "comparison"};
+  const json merged = merge_reports({b, a}, {"b", "a"});
+  EXPECT_EQ(merged["claims"], a["claims"]);
+  EXPECT_EQ(merged["refinement"], a["refinement"]);
+  EXPECT_EQ(merged["comparison"]["verdict"], a["comparison"]["verdict"]);
+  // Recomputed from the joined entries: these carry no separated errors, so no row.
+  EXPECT_EQ(merged["comparison"]["rows"], json::array());
+  EXPECT_FALSE(merged.contains("sections_missing"));
+
+  json holds_claims = b;
+  holds_claims["claims"] = a["claims"];
+  EXPECT_THROW(merge_reports({a, holds_claims}, {"a", "holds_claims"}), Error);
+}
+
+TEST(Merge, FailsWhenAShardFailedItsClaimsAndNamesWhatIsStillMissing) {
+  json a = shard(0, {entry("grid.key", "float")}, json::object(), 1);
+  a["gate"]["status"] = "fail";  // its entries passed: a claim gate failed
+  const json b = shard(1, {entry("grid.sample", "float")}, json::object(), 1);
+  const json merged = merge_reports({a, b}, {"a", "b"});
+  EXPECT_EQ(merged["gate"]["status"], "fail");
+  EXPECT_EQ(merged["sections_missing"], (json{"claims", "refinement", "comparison"}));
+}
+
 }  // namespace
 }  // namespace distgrid::audit

@@ -274,7 +274,8 @@ class PageWriter {
     std::vector<std::string> notes;
     if (const json* shard = member(report_, "shard"))
       notes.push_back("This is shard " + number_or(*shard, "index", "?") + " of " + number_or(*shard, "count", "?") +
-                      " of an audit: it holds only that shard's share of the inputs.");
+                      " of an audit: it holds only the calculations dealt to that shard, whole "
+                      "('distgrid-audit merge' joins the shards into the full report).");
     std::vector<std::string> left_out;
     for (const json& name : array_of(report_, "sections_missing"))
       if (name.is_string()) left_out.push_back(name.get<std::string>());

@@ -22,4 +22,8 @@ inline constexpr double kNegligibleStorageShare = 0.01;
 nlohmann::json comparison_json(RunContext& context, const nlohmann::json& calculation_entries,
                                const Refinement& refinement);
 
+/// The comparison's "rows" alone, from the report's calculation entries and
+/// its h (what merge recomputes once every shard's entries are joined).
+nlohmann::json comparison_rows(const nlohmann::json& calculation_entries, double h);
+
 }  // namespace distgrid::audit

@@ -2,7 +2,10 @@
 // Joining shard reports. A run with --shard I/N runs the calculations whose
 // registry position p has p mod N == I, each whole, so the shards' entries are
 // exactly those of one run and merging them is a concatenation in registry
-// order; only the timing fields (run_seconds, per-calculation seconds and
+// order. Shard 0 also computes the claims, the refinement series and the
+// comparison (they need the run's parts, not its entries); merge takes them
+// from shard 0 and recomputes the comparison's rows from every entry. Only the
+// timing fields (run_seconds, per-calculation seconds and
 // evaluations_per_second, settings.threads) may differ from a single run.
 #include <string>
 #include <vector>
@@ -15,7 +18,8 @@ namespace distgrid::audit {
 /// every shard of one split (each index 0..N-1 once, in any order). Throws
 /// distgrid::Error(badarg) naming the shard (by `names`) when the reports are
 /// not shards of one run: a missing or repeated index, different settings,
-/// build or budgets, a calculation in two shards, or another section that
+/// build or budgets, a calculation in two shards, a whole-run section (claims,
+/// refinement, comparison) in a shard other than 0, or another section that
 /// differs between shards.
 nlohmann::json merge_reports(const std::vector<nlohmann::json>& shards, const std::vector<std::string>& names);
 

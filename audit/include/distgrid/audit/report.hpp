@@ -35,6 +35,14 @@ nlohmann::json findings_json(const nlohmann::json& entries);
 /// "pass" when every entry's gate passed, else "fail".
 std::string gate_status(const nlohmann::json& entries);
 
+/// Top-level sections a run of every calculation with both storages writes
+/// ("claims", "refinement", "comparison"), in that order.
+inline constexpr const char* kWholeRunSections[] = {"claims", "refinement", "comparison"};
+
+/// Sets "sections_missing" to the kWholeRunSections the report lacks (a run
+/// with --only, one storage, or a shard other than 0), or removes it when none is.
+void put_sections_missing(nlohmann::json& report);
+
 /// Throws std::logic_error naming the JSON pointer of the first NaN or infinite number.
 void check_all_finite(const nlohmann::json& document);
 

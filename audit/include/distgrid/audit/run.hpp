@@ -43,7 +43,8 @@ struct SpecPart {
 };
 
 /// Which share of a run this is (--shard I/N). Whole calculations are dealt to
-/// shards by their registry position p: shard p mod N runs calculation p.
+/// shards by their registry position p: shard p mod N runs calculation p; shard
+/// 0 also runs the claims, the refinement series and the comparison.
 struct Shard {
   unsigned index = 0;
   unsigned count = 1;
