@@ -42,7 +42,9 @@ TEST_P(MeshReplay, ReproducesTheRecordedWorstInputAndDecision) {
     for (const DecisionStats& decision : result.decisions) {
       ASSERT_FALSE(decision.closest().empty());
       const DecisionInput& kept = decision.closest().front();
-      const ReplayValue* value = find_value(calculation->replay(context, {result.storage, kept.input}), decision.name());
+      // The replayed values are kept alive for as long as `value` points into them.
+      const std::vector<ReplayValue> replayed = calculation->replay(context, {result.storage, kept.input});
+      const ReplayValue* value = find_value(replayed, decision.name());
       ASSERT_NE(value, nullptr) << decision.name();
       EXPECT_EQ(value->result, kept.core);
       EXPECT_EQ(value->reference, kept.exact);
