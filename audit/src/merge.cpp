@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <iterator>
 #include <set>
 
 #include "distgrid/audit/calculation.hpp"
@@ -15,10 +16,14 @@ using nlohmann::json;
 
 namespace {
 
-/// Sections merge_reports builds itself; any other must be equal in every shard.
-const std::set<std::string> kJoinedSections{"schema",      "tool",  "build",    "settings",   "calculations",
-                                            "findings",    "gate",  "run_seconds", "shard",   "claims",
-                                            "refinement", "comparison", "sections_missing"};
+/// Sections merge_reports builds itself (the whole-run sections come from shard 0);
+/// any other must be equal in every shard.
+const std::set<std::string> kJoinedSections = [] {
+  std::set<std::string> sections{"schema",   "tool", "build",       "settings", "calculations",
+                                 "findings", "gate", "run_seconds", "shard",    "sections_missing"};
+  sections.insert(std::begin(kWholeRunSections), std::end(kWholeRunSections));
+  return sections;
+}();
 
 std::size_t registry_position(const std::string& id, const std::string& shard_name) {
   const std::vector<Calculation>& registry = calculations();
