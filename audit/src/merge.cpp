@@ -93,7 +93,8 @@ json merge_kept(const std::vector<const json*>& lists, const std::vector<const j
       all.push_back({&(*lists[i])[k], {order[0].get<std::uint64_t>(), order[1].get<std::uint64_t>()}});
     }
   }
-  std::sort(all.begin(), all.end(), [&](const Kept& a, const Kept& b) {
+  // Stable: inputs of one shard with the same order (several adds of one input) keep their order.
+  std::stable_sort(all.begin(), all.end(), [&](const Kept& a, const Kept& b) {
     if (before(*a.item, *b.item)) return true;
     if (before(*b.item, *a.item)) return false;
     return a.order < b.order;
@@ -432,8 +433,9 @@ json merge_reports(const std::vector<json>& shards, const std::vector<std::strin
     }
   }
 
-  // A shard's gate status is its entries' and, in shard 0, its claims' status;
-  // the single run fails exactly when one of the shards does.
+  // A shard's gate status is its whole entries' and, in shard 0, its claims'
+  // status (run_audit leaves out the split entries, gated here once joined);
+  // the single run fails exactly when a shard or a joined entry does.
   bool every_shard_passed = true;
   for (const json& r : shards) every_shard_passed = every_shard_passed && r["gate"].value("status", "") == "pass";
 
