@@ -178,22 +178,25 @@ std::vector<CalculationResult> run_bake_node_values(RunContext& context) {
       if (!slot) slot = make_subject(context, part, stratum.where);
       const Subject& subject = *slot;
       const std::size_t count = settings.inputs;
-      std::vector<Outcome> outcomes(count);
-      context.progress().begin(std::string(kId) + " " + part.part().name + " " + stratum.name, count);
-      parallel_for(count, context.threads(), context.progress(), [&](std::size_t n) {
+      const InputRange range = context.shard_inputs(count);
+      std::vector<Outcome> outcomes(range.size());
+      context.progress().begin(std::string(kId) + " " + part.part().name + " " + stratum.name, range.size());
+      parallel_for(range.size(), context.threads(), context.progress(), [&](std::size_t k) {
         bool fallback = false;
         const Node node = generate_node(stratum, *subject.exact, subject.box, settings.h, band_width, settings.seed,
-                                        n, fallback);
-        outcomes[n] = measure(subject, node, settings.h, settings.band);
-        outcomes[n].fallback = fallback;
+                                        range.first + k, fallback);
+        outcomes[k] = measure(subject, node, settings.h, settings.band);
+        outcomes[k].fallback = fallback;
       });
       context.progress().end();
       for (Storage storage : settings.storages) {
         const auto s = static_cast<std::size_t>(storage);
         CalculationResult& r = results[s];
         double most_error = 0, most_arithmetic = 0, most_storage = 0;
-        for (std::size_t n = 0; n < count; ++n) {
-          const Outcome& o = outcomes[n];
+        r.begin_unit(count);
+        for (std::size_t k = 0; k < range.size(); ++k) {
+          const std::size_t n = range.first + k;
+          const Outcome& o = outcomes[k];
           const auto record = [&] { return node_record(settings.seed, stratum.name, n, part.part().name, o.node); };
           r.error.add(o.error[s], record);
           r.arithmetic->add(o.arithmetic[s], record);
@@ -203,10 +206,10 @@ std::vector<CalculationResult> run_bake_node_values(RunContext& context) {
           most_arithmetic = std::fmax(most_arithmetic, *o.arithmetic[s].h);
           most_storage = std::fmax(most_storage, *o.storage[s].h);
         }
-        r.strata[si].count += count;
+        r.strata[si].count += range.size();
         tables[s].push_back({{"part", part.part().name},
                              {"generator", stratum.name},
-                             {"count", count},
+                             {"count", range.size()},
                              {"max_h", {{"error", finite_or_null(most_error)},
                                         {"arithmetic", finite_or_null(most_arithmetic)},
                                         {"storage", finite_or_null(most_storage)}}}});

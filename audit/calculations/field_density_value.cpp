@@ -162,18 +162,22 @@ std::vector<CalculationResult> run_field_density_value(RunContext& context) {
     r.arithmetic = r.storage_error = ErrorStats(true, false);
   }
   for (const StratumSpec& stratum : kStrata) {
-    std::vector<Outcome> outcomes(s.inputs);
-    context.progress().begin(std::string(kId) + " " + stratum.name, s.inputs);
-    parallel_for(s.inputs, context.threads(), context.progress(), [&](std::size_t n) {
-      outcomes[n] = measure(probes, n % 3, generate_input(stratum, probes.map, s.seed, n), s.h);
+    const InputRange range = context.shard_inputs(s.inputs);
+    std::vector<Outcome> outcomes(range.size());
+    context.progress().begin(std::string(kId) + " " + stratum.name, range.size());
+    parallel_for(range.size(), context.threads(), context.progress(), [&](std::size_t k) {
+      const std::size_t n = range.first + k;
+      outcomes[k] = measure(probes, n % 3, generate_input(stratum, probes.map, s.seed, n), s.h);
     });
     context.progress().end();
     for (Storage storage : s.storages) {
       const auto st = static_cast<std::size_t>(storage);
       CalculationResult& r = results[st];
       double most_error = 0, most_arithmetic = 0, most_storage = 0;
-      for (std::size_t n = 0; n < s.inputs; ++n) {
-        const Outcome& o = outcomes[n];
+      r.begin_unit(s.inputs);
+      for (std::size_t k = 0; k < range.size(); ++k) {
+        const std::size_t n = range.first + k;
+        const Outcome& o = outcomes[k];
         const auto record = [&] {
           return InputRecord{s.seed, stratum.name, n, "", {{"x", hex_float(o.p[0])}, {"y", hex_float(o.p[1])},
                                                            {"z", hex_float(o.p[2])}}};
@@ -185,9 +189,9 @@ std::vector<CalculationResult> run_field_density_value(RunContext& context) {
         most_arithmetic = std::fmax(most_arithmetic, *o.arithmetic[st].h);
         most_storage = std::fmax(most_storage, *o.storage[st].h);
       }
-      r.strata.push_back({stratum.name, stratum.description, s.inputs, 0});
+      r.strata.push_back({stratum.name, stratum.description, range.size(), 0});
       tables[st].push_back({{"generator", stratum.name},
-                            {"count", s.inputs},
+                            {"count", range.size()},
                             {"max_h", {{"error", finite_or_null(most_error)},
                                        {"arithmetic", finite_or_null(most_arithmetic)},
                                        {"storage", finite_or_null(most_storage)}}}});

@@ -242,13 +242,15 @@ std::vector<CalculationResult> run_field_eval(RunContext& context) {
       const StratumSpec& stratum = kStrata[si];
       const Formula& formula = formulas[static_cast<std::size_t>(stratum.where)][fi];
       const std::size_t count = settings.inputs;
-      std::vector<Outcome> outcomes(count);
-      context.progress().begin(std::string(kId) + " " + formula.name + " " + stratum.name, count);
-      parallel_for(count, context.threads(), context.progress(), [&](std::size_t n) {
+      const InputRange range = context.shard_inputs(count);
+      std::vector<Outcome> outcomes(range.size());
+      context.progress().begin(std::string(kId) + " " + formula.name + " " + stratum.name, range.size());
+      parallel_for(range.size(), context.threads(), context.progress(), [&](std::size_t k) {
         bool fallback = false;
-        const Point p = generate_input(stratum, formula, settings.h, band_width, settings.seed, n, fallback);
-        outcomes[n] = measure(formula, p, settings.h, band_width);
-        outcomes[n].fallback = fallback;
+        const Point p =
+            generate_input(stratum, formula, settings.h, band_width, settings.seed, range.first + k, fallback);
+        outcomes[k] = measure(formula, p, settings.h, band_width);
+        outcomes[k].fallback = fallback;
       });
       context.progress().end();
       for (Storage storage : settings.storages) {
@@ -258,17 +260,19 @@ std::vector<CalculationResult> run_field_eval(RunContext& context) {
                                                        : batch_differences(*formula.as_double, outcomes);
         batch_mismatches[s] += differ.size();
         double most_h = 0, most_ulps = 0;
-        for (std::size_t n = 0; n < count; ++n) {
-          const Outcome& o = outcomes[n];
+        r.begin_unit(count);
+        for (std::size_t k = 0; k < range.size(); ++k) {
+          const std::size_t n = range.first + k;
+          const Outcome& o = outcomes[k];
           r.error.add(o.error[s], [&] { return point_record(settings.seed, stratum.name, n, formula.name, o.p); });
           r.strata[si].fallbacks += o.fallback ? 1 : 0;
           most_h = std::fmax(most_h, *o.error[s].h);
           most_ulps = std::fmax(most_ulps, o.error[s].ulps);
         }
-        r.strata[si].count += count;
+        r.strata[si].count += range.size();
         tables[s].push_back({{"formula", formula.name},
                              {"generator", stratum.name},
-                             {"count", count},
+                             {"count", range.size()},
                              {"max_h", finite_or_null(most_h)},
                              {"max_ulps", finite_or_null(most_ulps)},
                              {"batch_differs", differ.size()}});

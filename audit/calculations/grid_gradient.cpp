@@ -253,22 +253,25 @@ std::vector<CalculationResult> run_grid_gradient(RunContext& context) {
       if (!slot) slot = make_subject(context, part, stratum.where);
       const Subject& subject = *slot;
       const std::size_t count = inputs_per_generator(settings);
-      std::vector<Outcome> outcomes(count);
-      context.progress().begin(std::string(kId) + " " + part.part().name + " " + stratum.name, count);
-      parallel_for(count, context.threads(), context.progress(), [&](std::size_t n) {
+      const InputRange range = context.shard_inputs(count);
+      std::vector<Outcome> outcomes(range.size());
+      context.progress().begin(std::string(kId) + " " + part.part().name + " " + stratum.name, range.size());
+      parallel_for(range.size(), context.threads(), context.progress(), [&](std::size_t k) {
         bool fallback = false;
         const Point p = generate_input(stratum, *subject.field, subject.box, settings.h, band_width, settings.seed,
-                                       n, fallback);
-        outcomes[n] = measure(subject, p, settings.h, settings.band);
-        outcomes[n].fallback = fallback;
+                                       range.first + k, fallback);
+        outcomes[k] = measure(subject, p, settings.h, settings.band);
+        outcomes[k].fallback = fallback;
       });
       context.progress().end();
       for (Storage storage : settings.storages) {
         const auto s = static_cast<std::size_t>(storage);
         CalculationResult& r = results[s];
         double most_error = 0, most_arithmetic = 0, most_storage = 0, most_method = 0;
-        for (std::size_t n = 0; n < count; ++n) {
-          const Outcome& o = outcomes[n];
+        r.begin_unit(count);
+        for (std::size_t k = 0; k < range.size(); ++k) {
+          const std::size_t n = range.first + k;
+          const Outcome& o = outcomes[k];
           const auto record = [&] { return point_record(settings.seed, stratum.name, n, part.part().name, o.p); };
           r.error.add(o.error[s], record);
           r.arithmetic->add(o.arithmetic[s], record);
@@ -280,10 +283,10 @@ std::vector<CalculationResult> run_grid_gradient(RunContext& context) {
           most_storage = std::fmax(most_storage, *o.storage[s].h);
           most_method = std::fmax(most_method, *o.method.h);
         }
-        r.strata[si].count += count;
+        r.strata[si].count += range.size();
         tables[s].push_back({{"part", part.part().name},
                              {"generator", stratum.name},
-                             {"count", count},
+                             {"count", range.size()},
                              {"max", {{"error", finite_or_null(most_error)},
                                       {"arithmetic", finite_or_null(most_arithmetic)},
                                       {"storage", finite_or_null(most_storage)},

@@ -236,13 +236,14 @@ std::vector<CalculationResult> run_grid_sample(RunContext& context) {
       const DrawContext draw{*subject.field, subject.box, settings.h, settings.band * settings.h, settings.seed};
 
       const std::size_t count = settings.inputs;
-      std::vector<Outcome> outcomes(count);
-      context.progress().begin(std::string(kId) + " " + part.part().name + " " + stratum.name, count);
-      parallel_for(count, context.threads(), context.progress(), [&](std::size_t n) {
+      const InputRange range = context.shard_inputs(count);
+      std::vector<Outcome> outcomes(range.size());
+      context.progress().begin(std::string(kId) + " " + part.part().name + " " + stratum.name, range.size());
+      parallel_for(range.size(), context.threads(), context.progress(), [&](std::size_t k) {
         bool fallback = false;
-        const Point p = generate_input(stratum, draw, n, fallback);
-        outcomes[n] = measure(subject, p, settings.h, settings.band);
-        outcomes[n].fallback = fallback;
+        const Point p = generate_input(stratum, draw, range.first + k, fallback);
+        outcomes[k] = measure(subject, p, settings.h, settings.band);
+        outcomes[k].fallback = fallback;
       });
       context.progress().end();
 
@@ -250,8 +251,10 @@ std::vector<CalculationResult> run_grid_sample(RunContext& context) {
         const auto s = static_cast<std::size_t>(storage);
         CalculationResult& r = results[s];
         StratumMax most;
-        for (std::size_t n = 0; n < count; ++n) {
-          const Outcome& o = outcomes[n];
+        r.begin_unit(count);
+        for (std::size_t k = 0; k < range.size(); ++k) {
+          const std::size_t n = range.first + k;
+          const Outcome& o = outcomes[k];
           auto record = [&] {
             InputRecord rec{settings.seed, stratum.name, n, part.part().name, {}};
             rec.values = {{"x", hex_float(o.p[0])}, {"y", hex_float(o.p[1])}, {"z", hex_float(o.p[2])}};
@@ -267,10 +270,10 @@ std::vector<CalculationResult> run_grid_sample(RunContext& context) {
           most.storage = std::fmax(most.storage, *o.storage[s].h);
           most.method = std::fmax(most.method, *o.method.h);
         }
-        r.strata[si].count += count;
+        r.strata[si].count += range.size();
         tables[s].push_back({{"part", part.part().name},
                              {"generator", stratum.name},
-                             {"count", count},
+                             {"count", range.size()},
                              {"max_h", {{"error", finite_or_null(most.error)},
                                         {"arithmetic", finite_or_null(most.arithmetic)},
                                         {"storage", finite_or_null(most.storage)},

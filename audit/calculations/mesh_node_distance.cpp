@@ -246,10 +246,11 @@ std::vector<CalculationResult> run_mesh_node_distance(RunContext& context) {
     for (std::size_t si = 0; si < std::size(kStrata); ++si) {
       const StratumSpec& stratum = kStrata[si];
       const std::size_t count = node_count(settings.inputs);
-      std::vector<Outcome> outcomes(count);
-      context.progress().begin(std::string(kId) + " " + part_name + " " + stratum.name, count);
-      parallel_for(count, context.threads(), context.progress(), [&](std::size_t n) {
-        outcomes[n] = measure(*subject, generate_input(*subject, stratum, settings.seed, n));
+      const InputRange range = context.shard_inputs(count);
+      std::vector<Outcome> outcomes(range.size());
+      context.progress().begin(std::string(kId) + " " + part_name + " " + stratum.name, range.size());
+      parallel_for(range.size(), context.threads(), context.progress(), [&](std::size_t k) {
+        outcomes[k] = measure(*subject, generate_input(*subject, stratum, settings.seed, range.first + k));
       });
       context.progress().end();
       for (Storage storage : settings.storages) {
@@ -257,8 +258,10 @@ std::vector<CalculationResult> run_mesh_node_distance(RunContext& context) {
         CalculationResult& r = results[s];
         double most_error = 0, most_arithmetic = 0, most_storage = 0;
         std::size_t wrong = 0;
-        for (std::size_t n = 0; n < count; ++n) {
-          const Outcome& o = outcomes[n];
+        r.begin_unit(count);
+        for (std::size_t k = 0; k < range.size(); ++k) {
+          const std::size_t n = range.first + k;
+          const Outcome& o = outcomes[k];
           auto record = [&] {
             return InputRecord{settings.seed,
                                stratum.name,
@@ -278,10 +281,10 @@ std::vector<CalculationResult> run_mesh_node_distance(RunContext& context) {
           most_arithmetic = std::fmax(most_arithmetic, *o.arithmetic.h);
           most_storage = std::fmax(most_storage, *o.storage[s].h);
         }
-        r.strata[si].count += count;
+        r.strata[si].count += range.size();
         tables[s].push_back({{"part", part_name},
                              {"generator", stratum.name},
-                             {"count", count},
+                             {"count", range.size()},
                              {"misclassified_signs", wrong},
                              {"max_h", {{"error", finite_or_null(most_error)},
                                         {"arithmetic", finite_or_null(most_arithmetic)},

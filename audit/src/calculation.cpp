@@ -25,6 +25,13 @@ PrecisionClass measured_class(double max_ulps, std::uint64_t mismatches, Precisi
   return max_ulps <= kSixtyFourBitMaxUlps ? PrecisionClass::bits64 : PrecisionClass::bits32_in_part;
 }
 
+void CalculationResult::begin_unit(std::uint64_t run_inputs) noexcept {
+  error.begin_unit(run_inputs);
+  for (std::optional<ErrorStats>* stats : {&arithmetic, &storage_error, &method})
+    if (*stats) (*stats)->begin_unit(run_inputs);
+  for (DecisionStats& d : decisions) d.begin_unit();
+}
+
 // What the two contour calculations compare (contour_audit.hpp measures both alike).
 constexpr std::string_view kContourErrors =
     "error: the core vertex vs the high-precision vertex from exact node values (arithmetic + storage), as "
@@ -77,6 +84,7 @@ const std::vector<Calculation>& calculations() {
           "error: a node value is the formula's value (null).",
           &runs::run_bake_node_values,
           &runs::replay_bake_node_values,
+          /*splits_inputs=*/true,
       },
       {
           "grid.key",
@@ -121,6 +129,7 @@ const std::vector<Calculation>& calculations() {
           "beyond the band a grid stores only the clamp.",
           &runs::run_grid_sample,
           &runs::replay_grid_sample,
+          /*splits_inputs=*/true,
       },
       {
           "grid.gradient",
@@ -141,6 +150,7 @@ const std::vector<Calculation>& calculations() {
           "component with its magnitude raised to 1. Method: exact node values vs the true gradient.",
           &runs::run_grid_gradient,
           &runs::replay_grid_gradient,
+          /*splits_inputs=*/true,
       },
       {
           "grid.world_box",
@@ -232,6 +242,7 @@ const std::vector<Calculation>& calculations() {
           "details). Decision sign: the node's sign vs the exact side.",
           &runs::run_mesh_node_distance,
           &runs::replay_mesh_node_distance,
+          /*splits_inputs=*/true,
       },
       {
           "mesh.closest_point",
@@ -305,6 +316,7 @@ const std::vector<Calculation>& calculations() {
           "reference with its magnitude raised to max(|v0|, |v1|). No method error (null).",
           &runs::run_field_density_value,
           &runs::replay_field_density_value,
+          /*splits_inputs=*/true,
       },
       {
           "field.eval",
@@ -324,6 +336,7 @@ const std::vector<Calculation>& calculations() {
           "method: no split.",
           &runs::run_field_eval,
           &runs::replay_field_eval,
+          /*splits_inputs=*/true,
       },
       {
           "mesh.edge_key",

@@ -27,6 +27,7 @@ bool DecisionStats::count_and_check(bool wrong, double& margin_ulps) noexcept {
 }
 
 void DecisionStats::keep(DecisionInput entry, bool wrong) {
+  entry.order = {unit_, entry.input.index};
   auto at = std::find_if(closest_.begin(), closest_.end(), [&](const DecisionInput& d) {
     return ranks_before(wrong, entry.margin_ulps, d.core != d.exact, d.margin_ulps);
   });

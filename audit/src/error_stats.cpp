@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <limits>
 
 namespace distgrid::audit {
@@ -11,21 +12,91 @@ namespace {
 
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
-/// Neumaier's compensated sum, taken in order.
-class CompensatedSum {
- public:
-  void add(double x) noexcept {
-    const double t = sum_ + x;
-    carry_ += std::fabs(sum_) >= std::fabs(x) ? (sum_ - t) + x : (x - t) + sum_;
-    sum_ = t;
-  }
-  double value() const noexcept { return sum_ + carry_; }
-
- private:
-  double sum_ = 0, carry_ = 0;
-};
-
 }  // namespace
+
+void ExactSum::add(double x) noexcept {
+  if (!std::isfinite(x) || special_ != 0) {
+    special_ += x;  // inf + -inf and NaN give NaN, as a plain sum would
+    return;
+  }
+  // Shewchuk's grow-expansion: replace the partials by the non-overlapping
+  // partials of their sum with x; each step's hi + lo is exact.
+  std::size_t kept = 0;
+  for (double y : partials_) {
+    if (std::fabs(x) < std::fabs(y)) std::swap(x, y);
+    const double hi = x + y;
+    const double lo = y - (hi - x);
+    if (lo != 0) partials_[kept++] = lo;
+    x = hi;
+  }
+  partials_.resize(kept);
+  if (!std::isfinite(x)) {  // the exact sum overflows a double
+    special_ = x;
+    return;
+  }
+  partials_.push_back(x);
+}
+
+void ExactSum::merge(const ExactSum& other) noexcept {
+  for (double p : other.parts()) add(p);
+}
+
+double ExactSum::value() const noexcept {
+  if (special_ != 0) return special_;
+  if (partials_.empty()) return 0;
+  // Sum from the largest partial down until the rest cannot change the
+  // result, then correct a half-way case the next partial decides (as
+  // Python's math.fsum does): the result is the exact sum rounded once.
+  std::size_t n = partials_.size() - 1;
+  double hi = partials_[n], lo = 0;
+  while (n > 0) {
+    const double x = hi;
+    const double y = partials_[--n];
+    hi = x + y;
+    lo = y - (hi - x);
+    if (lo != 0) break;
+  }
+  if (n > 0 && ((lo < 0 && partials_[n - 1] < 0) || (lo > 0 && partials_[n - 1] > 0))) {
+    const double y = lo * 2;
+    const double x = hi + y;
+    if (y == x - hi) hi = x;
+  }
+  return hi;
+}
+
+std::vector<double> ExactSum::parts() const {
+  std::vector<double> out = partials_;
+  if (special_ != 0) out.push_back(special_);
+  return out;
+}
+
+std::size_t p99_largest_needed(std::uint64_t n) noexcept {
+  if (n == 0) return 0;
+  const std::uint64_t rank = (99 * n + 99) / 100;  // ceil(99 n / 100), >= 1
+  return static_cast<std::size_t>(n - rank + 1);
+}
+
+void SeriesState::add(double value) {
+  if (std::isnan(value)) value = kInfinity;
+  ++count;
+  max = std::max(max, value);
+  largest.push_back(value);
+  if (std::isinf(value)) {
+    infinite = true;
+    return;
+  }
+  sum.add(value);
+  squares.add(value * value);
+}
+
+void SeriesState::merge(const SeriesState& other) {
+  count += other.count;
+  max = std::max(max, other.max);
+  infinite = infinite || other.infinite;
+  sum.merge(other.sum);
+  squares.merge(other.squares);
+  largest.insert(largest.end(), other.largest.begin(), other.largest.end());
+}
 
 double ulp_of(double x) noexcept {
   const double a = std::fabs(x);
@@ -56,24 +127,24 @@ double percentile_nearest_rank(std::vector<double> values, unsigned percent) {
   return *at;
 }
 
-Summary summarize(std::span<const double> values) {
+Summary summarize(const SeriesState& state) {
   Summary s;
-  CompensatedSum sum, squares;
-  bool infinite = false;
-  for (double v : values) {
-    s.max = std::max(s.max, v);
-    if (std::isinf(v)) {
-      infinite = true;
-      continue;
-    }
-    sum.add(v);
-    squares.add(v * v);
-  }
-  const auto n = static_cast<double>(values.size());
-  s.mean = infinite ? kInfinity : sum.value() / n;
-  s.rms = infinite ? kInfinity : std::sqrt(squares.value() / n);
-  s.p99 = percentile_nearest_rank(std::vector<double>(values.begin(), values.end()), 99);
+  const auto n = static_cast<double>(state.count);
+  s.max = state.max;
+  s.mean = state.infinite ? kInfinity : state.sum.value() / n;
+  s.rms = state.infinite ? kInfinity : std::sqrt(state.squares.value() / n);
+  // The k-th largest is the rank-th smallest of all values.
+  std::vector<double> largest = state.largest;
+  const auto k = static_cast<std::ptrdiff_t>(p99_largest_needed(state.count));
+  std::nth_element(largest.begin(), largest.begin() + (k - 1), largest.end(), std::greater<>());
+  s.p99 = largest[static_cast<std::size_t>(k - 1)];
   return s;
+}
+
+Summary summarize(std::span<const double> values) {
+  SeriesState state;
+  for (double v : values) state.add(v);
+  return summarize(state);
 }
 
 ErrorStats::ErrorStats(bool in_h, bool relative) : in_h_(in_h), relative_on_(relative) {}
@@ -101,14 +172,15 @@ bool ErrorStats::store(ErrorValue& value) {
     if (in_h_) value.h = kInfinity;
     if (relative_on_) value.relative = kInfinity;
   }
-  ulps_.push_back(value.ulps);
-  bits_.push_back(bits_lost(value.ulps));
-  if (in_h_) h_.push_back(*value.h);
-  if (relative_on_) relative_.push_back(*value.relative);
+  ulps_.add(value.ulps);
+  bits_.add(bits_lost(value.ulps));
+  if (in_h_) h_.add(*value.h);
+  if (relative_on_) relative_.add(*value.relative);
   return worst_.size() < kWorstKept || rank_of(value) > rank_of(worst_.back().error);
 }
 
 void ErrorStats::keep_worst(WorstInput entry) {
+  entry.order = {unit_, entry.input.index};
   const double rank = rank_of(entry.error);
   auto at = std::find_if(worst_.begin(), worst_.end(),
                          [&](const WorstInput& w) { return rank_of(w.error) < rank; });
@@ -117,8 +189,8 @@ void ErrorStats::keep_worst(WorstInput entry) {
 }
 
 namespace {
-std::optional<Summary> summary_of(const std::vector<double>& values, bool carried) {
-  if (!carried || values.empty()) return std::nullopt;
+std::optional<Summary> summary_of(const SeriesState& values, bool carried) {
+  if (!carried || values.count == 0) return std::nullopt;
   return summarize(values);
 }
 }  // namespace

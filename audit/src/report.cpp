@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <functional>
 #include <stdexcept>
 
 #include "build_info.hpp"
@@ -29,6 +31,16 @@ json build_json() {
           {"options_flags", build_info::kOptionsFlags},
           {"core_flags", build_info::kCoreFlags},
           {"fp_contract", "off: -ffp-contract=off (distgrid::options), so no result depends on FMA contraction"}};
+}
+
+json decision_stats_json(const std::string& name, const std::string& what, std::uint64_t count,
+                         std::uint64_t misclassified, double min_margin_ulps, json closest) {
+  return {{"name", name},
+          {"what", what},
+          {"count", count},
+          {"misclassified", misclassified},
+          {"min_margin_ulps", finite_or_null(min_margin_ulps)},
+          {"closest", std::move(closest)}};
 }
 
 namespace {
@@ -71,12 +83,8 @@ json decision_stats_json(const DecisionStats& stats) {
     if (!d.input.part.empty()) item["part"] = d.input.part;
     closest.push_back(item);
   }
-  return {{"name", stats.name()},
-          {"what", stats.what()},
-          {"count", stats.count()},
-          {"misclassified", stats.misclassified()},
-          {"min_margin_ulps", finite_or_null(stats.min_margin_ulps())},
-          {"closest", closest}};
+  return audit::decision_stats_json(stats.name(), stats.what(), stats.count(), stats.misclassified(),
+                             stats.min_margin_ulps(), std::move(closest));
 }
 
 json source_json(const SourceRef& ref, const std::string& source_dir) {
@@ -95,20 +103,40 @@ json source_json(const SourceRef& ref, const std::string& source_dir) {
 
 }  // namespace
 
-json error_stats_json(const ErrorStats& stats, const std::string& what) {
-  json out = {{"what", what}, {"count", stats.count()}, {"non_finite", stats.non_finite()}};
-  if (stats.has_h()) out["h"] = summary_json(stats.h());
-  if (stats.has_relative()) out["relative"] = summary_json(stats.relative());
-  out["ulps"] = summary_json(stats.ulps());
-  out["bits"] = summary_json(stats.bits());
-  json worst = json::array();
-  for (const WorstInput& w : stats.worst()) worst.push_back(worst_json(w, stats));
-  out["worst"] = worst;
-  if (stats.count() == 0) out["null_reason"] = "no inputs";
-  else if (stats.non_finite() > 0)
-    out["null_reason"] = std::to_string(stats.non_finite()) +
+json error_stats_json(const std::string& what, const ErrorStatsSummaries& s, json worst) {
+  json out = {{"what", what}, {"count", s.count}, {"non_finite", s.non_finite}};
+  if (s.has_h) out["h"] = summary_json(s.h);
+  if (s.has_relative) out["relative"] = summary_json(s.relative);
+  out["ulps"] = summary_json(s.ulps);
+  out["bits"] = summary_json(s.bits);
+  out["worst"] = std::move(worst);
+  if (s.count == 0) out["null_reason"] = "no inputs";
+  else if (s.non_finite > 0)
+    out["null_reason"] = std::to_string(s.non_finite) +
                          " inputs gave a NaN or infinite result or error; they count as infinite";
   return out;
+}
+
+json error_stats_json(const ErrorStats& stats, const std::string& what) {
+  json worst = json::array();
+  for (const WorstInput& w : stats.worst()) worst.push_back(worst_json(w, stats));
+  const ErrorStatsSummaries s{stats.count(), stats.non_finite(), stats.has_h(),   stats.has_relative(),
+                              stats.h(),     stats.relative(),   stats.ulps(),    stats.bits()};
+  return error_stats_json(what, s, std::move(worst));
+}
+
+void put_measured(json& entry, PrecisionClass declared, std::size_t non_finite, std::optional<double> max_ulps,
+                  std::uint64_t mismatches) {
+  if (non_finite > 0) {
+    entry["measured"] = nullptr;
+    entry["measured_null_reason"] = "some inputs gave a NaN or infinite result";
+  } else if (!max_ulps && mismatches == 0) {
+    entry["measured"] = nullptr;
+    entry["measured_null_reason"] = "no inputs";
+  } else {
+    entry.erase("measured_null_reason");
+    entry["measured"] = precision_name(measured_class(max_ulps.value_or(0), mismatches, declared));
+  }
 }
 
 json calculation_json(const Calculation& calculation, const CalculationResult& result, const std::string& source_dir) {
@@ -127,16 +155,8 @@ json calculation_json(const Calculation& calculation, const CalculationResult& r
                 {"title", calculation.title},
                 {"declared", precision_name(calculation.declared)}};
   const std::optional<Summary> ulps = result.error.ulps();
-  const std::uint64_t mismatches = result.mismatches.value_or(0);
-  if (result.error.non_finite() > 0) {
-    entry["measured"] = nullptr;
-    entry["measured_null_reason"] = "some inputs gave a NaN or infinite result";
-  } else if (!ulps && mismatches == 0) {
-    entry["measured"] = nullptr;
-    entry["measured_null_reason"] = "no inputs";
-  } else {
-    entry["measured"] = precision_name(measured_class(ulps ? ulps->max : 0, mismatches, calculation.declared));
-  }
+  put_measured(entry, calculation.declared, result.error.non_finite(),
+               ulps ? std::optional<double>(ulps->max) : std::nullopt, result.mismatches.value_or(0));
   entry["source"] = sources;
   entry["formula"] = calculation.formula;
   entry["implementation"] = calculation.implementation;
@@ -162,6 +182,101 @@ json calculation_json(const Calculation& calculation, const CalculationResult& r
   }
   if (!result.details.is_null()) entry["details"] = result.details;
   return entry;
+}
+
+namespace {
+
+json hex_list(const std::vector<double>& values) {
+  json out = json::array();
+  for (double v : values) out.push_back(hex_float(v));
+  return out;
+}
+
+double hex_from_json(const json& value, const std::string& where) {
+  if (!value.is_string()) throw Error(ErrorCode::badarg, where + ": expected a hex-float string");
+  const std::string text = value.get<std::string>();
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);  // %a text is exact; subnormals included
+  if (text.empty() || end != text.c_str() + text.size())
+    throw Error(ErrorCode::badarg, where + ": not a number: " + text);
+  return v;
+}
+
+std::vector<double> hex_list_from_json(const json& value, const std::string& where) {
+  if (!value.is_array()) throw Error(ErrorCode::badarg, where + ": expected an array");
+  std::vector<double> out;
+  for (std::size_t n = 0; n < value.size(); ++n) out.push_back(hex_from_json(value[n], where + "/" + std::to_string(n)));
+  return out;
+}
+
+json error_stats_shard_json(const ErrorStats& stats) {
+  json order = json::array();
+  for (const WorstInput& w : stats.worst()) order.push_back({w.order.unit, w.order.index});
+  json series = json::object();
+  const std::uint64_t run_count = stats.run_inputs();
+  if (const SeriesState* h = stats.h_series()) series["h"] = series_state_json(*h, run_count);
+  if (const SeriesState* r = stats.relative_series()) series["relative"] = series_state_json(*r, run_count);
+  series["ulps"] = series_state_json(stats.ulps_series(), run_count);
+  series["bits"] = series_state_json(stats.bits_series(), run_count);
+  return {{"run_inputs", run_count}, {"worst_order", order}, {"series", series}};
+}
+
+}  // namespace
+
+json series_state_json(const SeriesState& state, std::uint64_t run_count) {
+  std::vector<double> largest = state.largest;
+  const std::size_t keep = std::min(largest.size(), p99_largest_needed(run_count));
+  std::partial_sort(largest.begin(), largest.begin() + static_cast<std::ptrdiff_t>(keep), largest.end(),
+                    std::greater<>());
+  largest.resize(keep);
+  return {{"count", state.count},
+          {"max", hex_float(state.max)},
+          {"infinite", state.infinite},
+          {"sum", hex_list(state.sum.parts())},
+          {"squares", hex_list(state.squares.parts())},
+          {"largest", hex_list(largest)}};
+}
+
+SeriesState series_state_from_json(const json& value, const std::string& where) {
+  if (!value.is_object() || !value.contains("count") || !value["count"].is_number_unsigned() ||
+      !value.contains("infinite") || !value["infinite"].is_boolean())
+    throw Error(ErrorCode::badarg, where + ": malformed series (count, max, infinite, sum, squares, largest)");
+  SeriesState state;
+  state.count = value["count"].get<std::uint64_t>();
+  state.max = hex_from_json(value.value("max", json()), where + "/max");
+  state.infinite = value["infinite"].get<bool>();
+  for (double p : hex_list_from_json(value.value("sum", json()), where + "/sum")) state.sum.add(p);
+  for (double p : hex_list_from_json(value.value("squares", json()), where + "/squares")) state.squares.add(p);
+  state.largest = hex_list_from_json(value.value("largest", json()), where + "/largest");
+  return state;
+}
+
+json shard_data_json(const CalculationResult& result) {
+  json statistics = {{"/error", error_stats_shard_json(result.error)}};
+  const auto put = [&](const char* pointer, const std::optional<ErrorStats>& stats) {
+    if (stats) statistics[pointer] = error_stats_shard_json(*stats);
+  };
+  put("/errors/arithmetic", result.arithmetic);
+  put("/errors/storage", result.storage_error);
+  put("/errors/method", result.method);
+  json decisions = json::array();
+  for (const DecisionStats& d : result.decisions) {
+    json order = json::array();
+    for (const DecisionInput& kept : d.closest()) order.push_back({kept.order.unit, kept.order.index});
+    decisions.push_back({{"closest_order", order}});
+  }
+  return {{"statistics", statistics}, {"decisions", decisions}};
+}
+
+void put_timing(json& entry, double seconds, std::size_t evaluations) {
+  entry["seconds"] = seconds;
+  if (seconds > 0) {
+    entry["evaluations_per_second"] = static_cast<double>(evaluations) / seconds;
+    entry.erase("evaluations_per_second_null_reason");
+  } else {
+    entry["evaluations_per_second"] = nullptr;
+    entry["evaluations_per_second_null_reason"] = "the run took no measurable time";
+  }
 }
 
 json findings_json(const json& entries) {

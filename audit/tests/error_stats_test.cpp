@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <algorithm>
 #include <cstdlib>
+#include <functional>
 #include <limits>
 #include <vector>
 
@@ -151,6 +153,84 @@ TEST(InputRng, StaysInItsRanges) {
     ASSERT_LE(k, 65535);
     ASSERT_EQ(rng.integer(5, 5), 5);
   }
+}
+
+
+TEST(ExactSum, IsCorrectlyRoundedThroughCancellation) {
+  ExactSum sum;
+  for (double x : {1e308, 1.0, -1e308}) sum.add(x);
+  EXPECT_EQ(sum.value(), 1.0);
+  // A plain sum rounds 1 + 2^-53 to 1 (ties to even) and loses 2^-106 too;
+  // the exact sum lies above the half-way point and rounds up.
+  ExactSum halfway;
+  for (double x : {1.0, 0x1p-53, 0x1p-106}) halfway.add(x);
+  EXPECT_EQ(halfway.value(), 1.0 + 0x1p-52);
+  ExactSum tenths;
+  for (int n = 0; n < 10; ++n) tenths.add(0.1);
+  EXPECT_EQ(tenths.value(), 1.0);  // the exact sum of ten 0.1 doubles rounds to 1
+}
+
+TEST(ExactSum, KeepsManyTinyValues) {
+  ExactSum sum;
+  const double tiny = std::numeric_limits<double>::denorm_min();
+  for (int n = 0; n < (1 << 20); ++n) sum.add(tiny);
+  EXPECT_EQ(sum.value(), 0x1p-1054);
+  ExactSum beside_one;
+  beside_one.add(1.0);
+  for (int n = 0; n < 4096; ++n) beside_one.add(0x1p-60);  // 2^12 * 2^-60 = 2^-48: every one counts
+  EXPECT_EQ(beside_one.value(), 1.0 + 0x1p-48);
+}
+
+TEST(ExactSum, DoesNotDependOnOrderOrSplit) {
+  std::vector<double> values;
+  for (std::uint64_t n = 0; n < 3000; ++n) {
+    InputRng rng(7, "exact_sum", "mixed", n);
+    const double magnitude = std::ldexp(1.0, static_cast<int>(rng.integer(-200, 200)));
+    values.push_back((rng.unit() - 0.5) * magnitude);
+  }
+  ExactSum forward, backward, split[3];
+  for (double v : values) forward.add(v);
+  for (auto v = values.rbegin(); v != values.rend(); ++v) backward.add(*v);
+  for (std::size_t n = 0; n < values.size(); ++n) split[n % 3].add(values[n]);
+  ExactSum merged;
+  for (const ExactSum& part : {split[2], split[0], split[1]}) merged.merge(part);
+  EXPECT_EQ(forward.value(), backward.value());
+  EXPECT_EQ(forward.value(), merged.value());
+  // The partials reproduce the sum (as a shard report's hex-floats do).
+  ExactSum again;
+  for (double p : merged.parts()) again.add(p);
+  EXPECT_EQ(again.value(), forward.value());
+  ExactSum infinite;
+  infinite.add(1.0);
+  infinite.add(std::numeric_limits<double>::infinity());
+  EXPECT_TRUE(std::isinf(infinite.value()));
+}
+
+TEST(SeriesState, ShardsKeepingOnlyTheLargestValuesGiveTheSingleRunsSummary) {
+  EXPECT_EQ(p99_largest_needed(1), 1u);
+  EXPECT_EQ(p99_largest_needed(100), 2u);   // rank 99 of 100
+  EXPECT_EQ(p99_largest_needed(150), 2u);   // rank 149 of 150
+  EXPECT_EQ(p99_largest_needed(1000), 11u); // rank 990 of 1000
+  std::vector<double> values;
+  for (std::uint64_t n = 0; n < 1000; ++n) values.push_back(InputRng(3, "series", "v", n).unit() * 10);
+  values[17] = values[900] = values[901] = 42;  // ties across shards
+  SeriesState single;
+  for (double v : values) single.add(v);
+  SeriesState merged;
+  for (std::size_t shard = 0; shard < 3; ++shard) {
+    SeriesState part;
+    for (std::size_t n = values.size() * shard / 3; n < values.size() * (shard + 1) / 3; ++n) part.add(values[n]);
+    // A shard report keeps only the largest values the whole run's p99 needs.
+    std::sort(part.largest.begin(), part.largest.end(), std::greater<>());
+    part.largest.resize(std::min(part.largest.size(), p99_largest_needed(values.size())));
+    merged.merge(part);
+  }
+  const Summary a = summarize(single), b = summarize(merged);
+  EXPECT_EQ(a.max, b.max);
+  EXPECT_EQ(a.mean, b.mean);
+  EXPECT_EQ(a.rms, b.rms);
+  EXPECT_EQ(a.p99, b.p99);
+  EXPECT_EQ(a.p99, percentile_nearest_rank(values, 99));
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "distgrid/audit/calculation.hpp"
+#include "distgrid/audit/gate.hpp"
 #include "distgrid/audit/report.hpp"
 #include "distgrid/error.hpp"
 
@@ -28,20 +30,20 @@ json shard(unsigned index, json entries, json inputs, double seconds) {
 
 TEST(Merge, JoinsShardsInRegistryOrderAndDropsTheShardSection) {
   const json a = shard(0, {entry("grid.key", "float"), entry("grid.volume", "float")}, {{"grid.key", 1}}, 1.5);
-  const json b = shard(1, {entry("grid.sample", "float")}, {{"grid.sample", 2}}, 2.0);
+  const json b = shard(1, {entry("grid.world_box", "float")}, {{"grid.world_box", 2}}, 2.0);
   const json merged = merge_reports({b, a}, {"b", "a"});
   ASSERT_EQ(merged["calculations"].size(), 3u);
   EXPECT_EQ(merged["calculations"][0]["id"], "grid.key");
-  EXPECT_EQ(merged["calculations"][1]["id"], "grid.sample");
+  EXPECT_EQ(merged["calculations"][1]["id"], "grid.world_box");
   EXPECT_EQ(merged["calculations"][2]["id"], "grid.volume");
-  EXPECT_EQ(merged["settings"]["inputs"], (json{{"grid.key", 1}, {"grid.sample", 2}}));
+  EXPECT_EQ(merged["settings"]["inputs"], (json{{"grid.key", 1}, {"grid.world_box", 2}}));
   EXPECT_EQ(merged["run_seconds"], 3.5);
   EXPECT_FALSE(merged.contains("shard"));
 }
 
 TEST(Merge, RefusesARepeatedShardOtherSettingsAndACalculationInTwoShards) {
   const json a = shard(0, {entry("grid.key", "float")}, json::object(), 1);
-  json b = shard(1, {entry("grid.sample", "float")}, json::object(), 1);
+  json b = shard(1, {entry("grid.world_box", "float")}, json::object(), 1);
   EXPECT_THROW(merge_reports({a, a}, {"a", "a"}), Error);
   json other = b;
   other["settings"]["h"] = 0.03125;
@@ -59,7 +61,7 @@ TEST(Merge, TakesTheWholeRunSectionsFromShardZeroAndRecomputesTheComparisonRows)
   a["claims"] = json::array({{{"id", "c"}, {"verdict", "verified"}}});
   a["refinement"] = {{"h", {0.5}}};
   a["comparison"] = {{"rows", {{{"id", "stale"}}}}, {"verdict", {{"decision", "keep float"}}}};
-  json b = shard(1, {entry("grid.sample", "float")}, json::object(), 1);
+  json b = shard(1, {entry("grid.world_box", "float")}, json::object(), 1);
   b["sections_missing"] = {"claims", "refinement", "comparison"};
   const json merged = merge_reports({b, a}, {"b", "a"});
   EXPECT_EQ(merged["claims"], a["claims"]);
@@ -77,10 +79,79 @@ TEST(Merge, TakesTheWholeRunSectionsFromShardZeroAndRecomputesTheComparisonRows)
 TEST(Merge, FailsWhenAShardFailedItsClaimsAndNamesWhatIsStillMissing) {
   json a = shard(0, {entry("grid.key", "float")}, json::object(), 1);
   a["gate"]["status"] = "fail";  // its entries passed: a claim gate failed
-  const json b = shard(1, {entry("grid.sample", "float")}, json::object(), 1);
+  const json b = shard(1, {entry("grid.world_box", "float")}, json::object(), 1);
   const json merged = merge_reports({a, b}, {"a", "b"});
   EXPECT_EQ(merged["gate"]["status"], "fail");
   EXPECT_EQ(merged["sections_missing"], (json{"claims", "refinement", "comparison"}));
+}
+
+
+/// One calculation's result over two generator units (7 and 5 inputs), only
+/// this shard's contiguous share of each; h values tie across shards.
+CalculationResult split_result(std::size_t index, std::size_t count) {
+  CalculationResult r;
+  r.error = ErrorStats(true, false);
+  r.decisions.emplace_back("sign", "the sign of a value");
+  const std::size_t unit_inputs[] = {7, 5};
+  const double h[2][7] = {{1, 3, 0.5, 3, 1e-300, 3, 2}, {3, 1e16, 3, 0.25, 3, 0, 0}};
+  const double margin[2][7] = {{4, 0, 9, 0, 2, 0, 7}, {0, 1, 0, 3, 0, 0, 0}};
+  for (std::size_t u = 0; u < 2; ++u) {
+    const std::size_t first = unit_inputs[u] * index / count, last = unit_inputs[u] * (index + 1) / count;
+    r.begin_unit(unit_inputs[u]);
+    r.strata.push_back({u == 0 ? "a" : "b", "unit", last - first, 0});
+    for (std::size_t n = first; n < last; ++n) {
+      ErrorValue e;
+      e.h = h[u][n];
+      e.abs = e.ulps = h[u][n] * 4;
+      e.result = e.reference = 1;
+      const auto record = [&] { return InputRecord{1, u == 0 ? "a" : "b", n, "", {}}; };
+      r.error.add(e, record);
+      r.decisions[0].add(n == 2 && u == 1 ? "-" : "+", "+", margin[u][n], record);
+    }
+  }
+  return r;
+}
+
+json split_entry(const CalculationResult& r, bool shard) {
+  json e = calculation_json(*find_calculation("grid.sample"), r, "");
+  e["properties"] = {{"tests", {"p"}}};
+  e["gate"] = gate_json({});
+  if (shard) e["shard_data"] = shard_data_json(r);
+  return e;
+}
+
+TEST(Merge, JoinsASplitCalculationIntoTheSingleRunsEntryTiesIncluded) {
+  const json single = split_entry(split_result(0, 1), false);
+  std::vector<json> shards;
+  for (unsigned i = 0; i < 3; ++i) {
+    json report = shard(i, {split_entry(split_result(i, 3), true)}, json::object(), 1);
+    report["shard"]["count"] = 3;
+    shards.push_back(report);
+  }
+  const json merged = merge_reports({shards[2], shards[0], shards[1]}, {"s2", "s0", "s1"});
+  ASSERT_EQ(merged["calculations"].size(), 1u);
+  json joined = merged["calculations"][0];
+  for (const char* timing : {"seconds", "evaluations_per_second", "evaluations_per_second_null_reason"})
+    joined.erase(timing);
+  EXPECT_EQ(joined, single) << joined.dump(1) << "\n" << single.dump(1);
+  // The ties (h = 3, margin 0) keep the earlier input of the single run first.
+  EXPECT_EQ(single["error"]["worst"][1]["index"], 1);
+  EXPECT_EQ(single["decisions"][0]["closest"][0]["generator"], "b");  // misclassified first
+}
+
+TEST(Merge, RefusesSplitEntriesMissingAShardOrTheirShardData) {
+  std::vector<json> shards;
+  for (unsigned i = 0; i < 2; ++i) shards.push_back(shard(i, {split_entry(split_result(i, 2), true)}, json::object(), 1));
+  json without = shards[1];
+  without["calculations"][0].erase("shard_data");
+  EXPECT_THROW(merge_reports({shards[0], without}, {"a", "without"}), Error);
+  json missing = shards[1];
+  missing["calculations"] = json::array();
+  EXPECT_THROW(merge_reports({shards[0], missing}, {"a", "missing"}), Error);
+  json other_details = shards[1];
+  other_details["calculations"][0]["details"] = {{"note", "another text"}};
+  shards[0]["calculations"][0]["details"] = {{"note", "a text"}};
+  EXPECT_THROW(merge_reports({shards[0], other_details}, {"a", "other_details"}), Error);
 }
 
 }  // namespace

@@ -70,6 +70,12 @@ struct CalculationResult {
   std::vector<DecisionStats> decisions;
   /// Calculation-specific table (for example the volume of each part); may be null.
   nlohmann::json details;
+
+  /// Starts the next generator unit of `run_inputs` inputs (in the single run)
+  /// on every statistics: error, separated errors, decisions. A calculation
+  /// that splits its inputs calls it before adding each unit's share, in the
+  /// same unit order in every shard (ErrorStats::begin_unit).
+  void begin_unit(std::uint64_t run_inputs) noexcept;
 };
 
 /// One recorded input to compute again: the storage it was measured for and
@@ -114,6 +120,10 @@ struct Calculation {
   /// again from seed, generator and index where the record's values are not
   /// enough). Throws distgrid::Error(badarg) for a record it cannot replay.
   std::vector<ReplayValue> (*replay)(RunContext& context, const ReplayRequest& request) = nullptr;
+  /// True when run() draws only its shard's share of every generator's inputs
+  /// (RunContext::shard_inputs) and its details merge (merge.hpp); a split run
+  /// then runs it in every shard. False: one shard runs it whole.
+  bool splits_inputs = false;
 };
 
 /// The registry, in report order.

@@ -24,6 +24,7 @@ struct DecisionInput {
   /// quantity as a double (0: on the boundary; the decision is a tie there).
   double margin_ulps = 0;
   InputRecord input;
+  InputOrder order;  ///< see ErrorStats::begin_unit
 };
 
 class DecisionStats {
@@ -41,8 +42,11 @@ class DecisionStats {
   void add(std::string core, std::string exact, double margin_ulps, MakeRecord&& make_record) {
     const bool wrong = core != exact;
     if (!count_and_check(wrong, margin_ulps)) return;
-    keep(DecisionInput{std::move(core), std::move(exact), margin_ulps, make_record()}, wrong);
+    keep(DecisionInput{std::move(core), std::move(exact), margin_ulps, make_record(), {}}, wrong);
   }
+
+  /// Starts the next generator unit, as ErrorStats::begin_unit does.
+  void begin_unit() noexcept { ++unit_; }
 
   const std::string& name() const noexcept { return name_; }
   const std::string& what() const noexcept { return what_; }
@@ -59,7 +63,7 @@ class DecisionStats {
   void keep(DecisionInput entry, bool wrong);
 
   std::string name_, what_;
-  std::uint64_t count_ = 0, misclassified_ = 0;
+  std::uint64_t count_ = 0, misclassified_ = 0, unit_ = 0;
   double min_margin_ = 0;
   std::vector<DecisionInput> closest_;
 };

@@ -9,8 +9,9 @@
 //             error_in_ulps);
 //   bits      log2(1 + ulps): how many of a double's 53 bits the error spoils;
 //   relative  the error divided by |reference| (volumes).
-// Statistics are computed from every stored value in the order added, so they
-// are the same on every run and for any thread count.
+// Sums are exact (ExactSum) and p99 needs only the largest values, so the
+// statistics of a run split into shards (a share of every generator's inputs
+// each) merge into exactly those of the single run, for any thread count.
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -44,13 +45,53 @@ std::string hex_float(double x);
 /// rank computed in integers. Preconditions: values not empty, percent in 1..100.
 double percentile_nearest_rank(std::vector<double> values, unsigned percent);
 
+/// The exact sum of doubles (Shewchuk's non-overlapping partials): value() is
+/// the correctly rounded sum whatever the order of add and merge, so sums over
+/// shards agree bit for bit with the single run's. An infinite or NaN addend,
+/// or an overflow, makes value() that non-finite number.
+class ExactSum {
+ public:
+  void add(double x) noexcept;
+  void merge(const ExactSum& other) noexcept;
+  double value() const noexcept;
+  /// The partials, increasing in magnitude, with the non-finite addend (if any)
+  /// last: adding them to an empty ExactSum gives the same value().
+  std::vector<double> parts() const;
+
+ private:
+  std::vector<double> partials_;
+  double special_ = 0;  // 0, or the infinity / NaN the sum became
+};
+
+/// How many of the largest values the nearest-rank p99 of n values needs:
+/// the ceil(99 n / 100)-th smallest is the (n - rank + 1)-th largest.
+std::size_t p99_largest_needed(std::uint64_t n) noexcept;
+
+/// The mergeable state of one unit's values: their count, exact sums of the
+/// values and their squares (each square rounded once), and the largest
+/// values (every value in a run; a shard report keeps only p99_largest_needed
+/// of the whole run's count). A NaN value is stored as infinite.
+struct SeriesState {
+  std::uint64_t count = 0;
+  double max = 0;
+  bool infinite = false;
+  ExactSum sum, squares;
+  std::vector<double> largest;
+
+  void add(double value);
+  void merge(const SeriesState& other);
+};
+
 struct Summary {
   double max = 0, mean = 0, rms = 0, p99 = 0;
 };
 
-/// max, mean, root mean square and nearest-rank p99. The sums are compensated
-/// (Neumaier) and taken in order. An infinite value makes max, mean and rms
-/// infinite. Precondition: values is not empty and holds no NaN.
+/// max, mean (exact sum / n), root mean square and nearest-rank p99 (the
+/// p99_largest_needed(count)-th of `largest`). An infinite value makes max,
+/// mean and rms infinite. Precondition: count > 0 and `largest` holds at least
+/// p99_largest_needed(count) values.
+Summary summarize(const SeriesState& state);
+/// The same for a list of values. Precondition: not empty, no NaN.
 Summary summarize(std::span<const double> values);
 
 /// Where an input came from, enough to draw it again: the run's seed, the
@@ -75,10 +116,20 @@ struct ErrorValue {
   double reference = 0;  ///< the reference it is checked against, rounded to double
 };
 
+/// Where a kept input stands in the single run's order of adds: its generator
+/// unit (counted by ErrorStats::begin_unit) and its index there. A shard draws
+/// a contiguous share of each unit in the same unit order, so kept inputs of
+/// several shards rank as in the single run: ties keep the lower order first.
+struct InputOrder {
+  std::uint64_t unit = 0, index = 0;
+  auto operator<=>(const InputOrder&) const = default;
+};
+
 /// A kept worst input: its error, the values compared and where it came from.
 struct WorstInput {
   ErrorValue error;
   InputRecord input;
+  InputOrder order;
 };
 
 class ErrorStats {
@@ -94,10 +145,21 @@ class ErrorStats {
   template <class MakeRecord>
   void add(ErrorValue value, MakeRecord&& make_record) {
     if (!store(value)) return;
-    keep_worst(WorstInput{value, make_record()});
+    keep_worst(WorstInput{value, make_record(), {}});
   }
 
-  std::size_t count() const noexcept { return ulps_.size(); }
+  /// Starts the next generator unit (one generator of one part, say), which
+  /// has `run_inputs` inputs in the single run, whichever share of them this
+  /// run adds. Inputs added later are ordered after every input of earlier
+  /// units (WorstInput::order); within a unit by their record's index.
+  void begin_unit(std::uint64_t run_inputs) noexcept {
+    ++unit_;
+    run_inputs_ += run_inputs;
+  }
+  /// Sum of begin_unit's run_inputs: at least the single run's count of adds.
+  std::uint64_t run_inputs() const noexcept { return run_inputs_; }
+
+  std::size_t count() const noexcept { return static_cast<std::size_t>(ulps_.count); }
   /// Inputs whose error (or result) was NaN or infinite.
   std::size_t non_finite() const noexcept { return non_finite_; }
   bool has_h() const noexcept { return in_h_; }
@@ -111,6 +173,13 @@ class ErrorStats {
 
   /// Up to kWorstKept inputs, worst first; ties keep the earlier input first.
   const std::vector<WorstInput>& worst() const noexcept { return worst_; }
+  /// The unit's series (nullptr when the unit is not carried), for shard reports.
+  const SeriesState* h_series() const noexcept { return in_h_ ? &h_ : nullptr; }
+  const SeriesState& ulps_series() const noexcept { return ulps_; }
+  const SeriesState& bits_series() const noexcept { return bits_; }
+  const SeriesState* relative_series() const noexcept { return relative_on_ ? &relative_ : nullptr; }
+  /// The value worst inputs are ranked by: h when carried, else relative, else ulps.
+  double rank_of(const ErrorValue& value) const noexcept;
 
  private:
   /// Records the value in every series; returns true when it may enter the worst list.
@@ -118,11 +187,11 @@ class ErrorStats {
   void keep_worst(WorstInput entry);
   enum class RankUnit { h, relative, ulps };
   RankUnit rank_unit() const noexcept;
-  double rank_of(const ErrorValue& value) const noexcept;
 
   bool in_h_, relative_on_;
   std::size_t non_finite_ = 0;
-  std::vector<double> h_, ulps_, bits_, relative_;
+  std::uint64_t unit_ = 0, run_inputs_ = 0;
+  SeriesState h_, ulps_, bits_, relative_;
   std::vector<WorstInput> worst_;
 };
 

@@ -42,9 +42,11 @@ struct SpecPart {
   nlohmann::json spec;
 };
 
-/// Which share of a run this is (--shard I/N). Whole calculations are dealt to
-/// shards by their registry position p: shard p mod N runs calculation p; shard
-/// 0 also runs the claims, the refinement series and the comparison.
+/// Which share of a run this is (--shard I/N). A calculation that splits its
+/// inputs (Calculation::splits_inputs) runs in every shard on the shard's
+/// contiguous share of each generator's indices (RunContext::shard_inputs);
+/// any other is run whole by shard p mod N, p its registry position. Shard 0
+/// also runs the claims, the refinement series and the comparison.
 struct Shard {
   unsigned index = 0;
   unsigned count = 1;
@@ -122,6 +124,12 @@ class PartSubject {
   std::unique_ptr<Baked> baked_[2];  // by Placement
 };
 
+/// Input indices [first, last) of one generator.
+struct InputRange {
+  std::size_t first = 0, last = 0;
+  std::size_t size() const noexcept { return last - first; }
+};
+
 /// What calculations see of a run.
 class RunContext {
  public:
@@ -131,6 +139,10 @@ class RunContext {
   Progress& progress() noexcept { return progress_; }
   unsigned threads() const noexcept { return threads_; }
   bool wants(Storage s) const noexcept;
+  /// This shard's share of a generator's `count` inputs: shard I of N draws
+  /// [count I / N, count (I + 1) / N), so the shards in index order draw the
+  /// single run's inputs in its order. [0, count) in an unsplit run.
+  InputRange shard_inputs(std::size_t count) const noexcept;
 
   /// Formula parts: default parts, then the user's spec parts.
   std::size_t part_count() const noexcept { return parts_.size(); }
