@@ -1,6 +1,7 @@
 #include "distgrid/grid.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <string>
 
@@ -17,6 +18,7 @@ void BrickIndex::reserve(std::size_t count) {
   std::vector<Entry> old = std::move(entries_);
   entries_.assign(want, Entry{kEmptyKey, kNoSlot});
   mask_ = want - 1;
+  shift_ = static_cast<unsigned>(64 - std::countr_zero(want));
   size_ = 0;
   for (const Entry& e : old)
     if (e.key != kEmptyKey) insert(e.key, e.slot);
@@ -26,7 +28,7 @@ void BrickIndex::grow() { reserve(std::max<std::size_t>(16, size_ + 1)); }
 
 bool BrickIndex::insert(std::int64_t key, std::uint32_t slot) {
   if ((size_ + 1) * 4 > entries_.size() * 3) grow();
-  std::size_t at = hash(key) & mask_;
+  std::size_t at = hash(key);
   for (;;) {
     Entry& e = entries_[at];
     if (e.key == key) {
@@ -233,7 +235,16 @@ void GridAccessor<S>::move_to(std::int64_t bx, std::int64_t by, std::int64_t bz)
     for (Cell& c : cells_) c.generation = 0;
     generation_ = 1;
   }
-  const Cell& centre = look_up(cell_index(0, 0, 0));
+  // The base brick's coordinates are in the key range (every caller checks).
+  Cell& centre = cells_[static_cast<std::size_t>(cell_index(0, 0, 0))];
+  centre.generation = generation_;
+  centre.values = nullptr;
+  centre.fill = grid_->band_width_;
+  const std::uint32_t slot = grid_->index_.find(brick_key(bx, by, bz));
+  if (slot == detail::BrickIndex::kInsideSlot)
+    centre.fill = -grid_->band_width_;
+  else if (slot != detail::BrickIndex::kNoSlot)
+    centre.values = grid_->brick_values(slot);
   const bool streaming = queries_at_base_ > 1;
   queries_at_base_ = 0;
   if (!streaming) return;
@@ -267,8 +278,16 @@ const typename GridAccessor<S>::Cell& GridAccessor<S>::look_up(int index) noexce
   c.generation = generation_;
   c.values = nullptr;
   c.fill = grid_->band_width_;
-  const std::int64_t bx = base_[0] + index % 3 - 1, by = base_[1] + (index / 3) % 3 - 1,
-                     bz = base_[2] + index / 9 - 1;
+  // Brick offsets of each cell index, without dividing by 3 and 9.
+  static constexpr auto kStep = [] {
+    std::array<std::array<std::int8_t, 3>, 27> step{};
+    for (int n = 0; n < 27; ++n)
+      step[static_cast<std::size_t>(n)] = {static_cast<std::int8_t>(n % 3 - 1), static_cast<std::int8_t>(n / 3 % 3 - 1),
+                                           static_cast<std::int8_t>(n / 9 - 1)};
+    return step;
+  }();
+  const auto& step = kStep[static_cast<std::size_t>(index)];
+  const std::int64_t bx = base_[0] + step[0], by = base_[1] + step[1], bz = base_[2] + step[2];
   if (!brick_coord_in_range(bx) || !brick_coord_in_range(by) || !brick_coord_in_range(bz)) return c;
   const std::uint32_t slot = grid_->index_.find(brick_key(bx, by, bz));
   if (slot == detail::BrickIndex::kInsideSlot)
@@ -374,18 +393,40 @@ inline double GridAccessor<S>::sample_near_base(std::int64_t i, std::int64_t j, 
 template <class S>
 double GridAccessor<S>::sample_across_faces(std::int64_t i, std::int64_t j, std::int64_t k, double u, double v,
                                             double w) noexcept {
-  // Per axis, the two corners' offsets within their bricks and their cell steps.
-  const std::array<std::int64_t, 2> ox{i & 7, (i + 1) & 7}, oy{8 * (j & 7), 8 * ((j + 1) & 7)},
-      oz{64 * (k & 7), 64 * ((k + 1) & 7)};
-  const std::array<std::int64_t, 2> dx{brick_of_node(i) - base_[0], brick_of_node(i + 1) - base_[0]},
-      dy{brick_of_node(j) - base_[1], brick_of_node(j + 1) - base_[1]},
-      dz{brick_of_node(k) - base_[2], brick_of_node(k + 1) - base_[2]};
-  const auto at = [&](std::size_t a, std::size_t b, std::size_t c) {
-    const Cell& n = cell(cell_index(dx[a], dy[b], dz[c]));
-    return n.values ? static_cast<double>(n.values[ox[a] + oy[b] + oz[c]]) : n.fill;
+  // The lower corner's cell, and per axis the cell step to the upper corner (0 or
+  // 1, 3, 9 where it lies in the next brick) and both corners' offsets.
+  const int first = cell_index(brick_of_node(i) - base_[0], brick_of_node(j) - base_[1], brick_of_node(k) - base_[2]);
+  const bool cross_x = (i & 7) == 7, cross_y = (j & 7) == 7, cross_z = (k & 7) == 7;
+  const std::int64_t x0 = i & 7, y0 = 8 * (j & 7), z0 = 64 * (k & 7);
+  const Cell& low = cell(first);
+  if (cross_x + cross_y + cross_z == 1) {
+    // One face crossed (the usual case): four corners in each of two stored bricks,
+    // at the same offsets from one node in each.
+    const int step = cross_x ? 1 : cross_y ? 3 : 9;
+    const Cell& high = cell(first + step);
+    if (low.values && high.values) {
+      const S* p = low.values + x0 + y0 + z0;
+      const S* q = high.values + (cross_x ? y0 + z0 : cross_y ? x0 + z0 : x0 + y0);
+      const auto d = [](const S* r, int offset) { return static_cast<double>(r[offset]); };
+      if (cross_x) return trilinear(d(p, 0), d(q, 0), d(p, 8), d(q, 8), d(p, 64), d(q, 64), d(p, 72), d(q, 72), u, v, w);
+      if (cross_y) return trilinear(d(p, 0), d(p, 1), d(q, 0), d(q, 1), d(p, 64), d(p, 65), d(q, 64), d(q, 65), u, v, w);
+      return trilinear(d(p, 0), d(p, 1), d(p, 8), d(p, 9), d(q, 0), d(q, 1), d(q, 8), d(q, 9), u, v, w);
+    }
+  }
+  const int sx = cross_x ? 1 : 0, sy = cross_y ? 3 : 0, sz = cross_z ? 9 : 0;
+  const std::int64_t x1 = (i + 1) & 7, y1 = 8 * ((j + 1) & 7), z1 = 64 * ((k + 1) & 7);
+  const auto at = [](const Cell& n, std::int64_t offset) {
+    return n.values ? static_cast<double>(n.values[offset]) : n.fill;
   };
-  return trilinear(at(0, 0, 0), at(1, 0, 0), at(0, 1, 0), at(1, 1, 0), at(0, 0, 1), at(1, 0, 1), at(0, 1, 1),
-                   at(1, 1, 1), u, v, w);
+  const double c000 = at(low, x0 + y0 + z0);
+  const double c100 = at(cell(first + sx), x1 + y0 + z0);
+  const double c010 = at(cell(first + sy), x0 + y1 + z0);
+  const double c110 = at(cell(first + sx + sy), x1 + y1 + z0);
+  const double c001 = at(cell(first + sz), x0 + y0 + z1);
+  const double c101 = at(cell(first + sx + sz), x1 + y0 + z1);
+  const double c011 = at(cell(first + sy + sz), x0 + y1 + z1);
+  const double c111 = at(cell(first + sx + sy + sz), x1 + y1 + z1);
+  return trilinear(c000, c100, c010, c110, c001, c101, c011, c111, u, v, w);
 }
 
 template <class S>

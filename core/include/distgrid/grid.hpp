@@ -33,7 +33,7 @@ class BrickIndex {
 
   std::uint32_t find(std::int64_t key) const noexcept {
     if (size_ == 0) return kNoSlot;
-    std::size_t at = hash(key) & mask_;
+    std::size_t at = hash(key);
     for (;;) {
       const Entry& e = entries_[at];
       if (e.key == key) return e.slot;
@@ -47,7 +47,7 @@ class BrickIndex {
   std::size_t memory_bytes() const noexcept { return entries_.capacity() * sizeof(Entry); }
   /// Starts loading the bucket where find(key) begins (a hint; no effect on results).
   void prefetch(std::int64_t key) const noexcept {
-    if (size_ != 0) __builtin_prefetch(&entries_[hash(key) & mask_]);
+    if (size_ != 0) __builtin_prefetch(&entries_[hash(key)]);
   }
   void reserve(std::size_t count);
 
@@ -57,13 +57,15 @@ class BrickIndex {
     std::uint32_t slot;
   };
   static constexpr std::int64_t kEmptyKey = -1;
-  static std::size_t hash(std::int64_t key) noexcept {
-    std::uint64_t x = static_cast<std::uint64_t>(key) * 0x9E3779B97F4A7C15ull;
-    return static_cast<std::size_t>(x ^ (x >> 29));
+  /// Bucket where the probe for key starts: the top bits of a Fibonacci product,
+  /// which spread keys of neighbouring bricks (the low bits of the product would not).
+  std::size_t hash(std::int64_t key) const noexcept {
+    return static_cast<std::size_t>((static_cast<std::uint64_t>(key) * 0x9E3779B97F4A7C15ull) >> shift_);
   }
   void grow();
   std::vector<Entry> entries_;
   std::size_t mask_ = 0;
+  unsigned shift_ = 63;  // 64 - log2(entries_.size())
   std::size_t size_ = 0;
 };
 }  // namespace detail
