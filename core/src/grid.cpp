@@ -385,7 +385,8 @@ inline double GridAccessor<S>::sample_near_base(std::int64_t i, std::int64_t j, 
   if (((bx ^ brick_of_node(i + 1)) | (by ^ brick_of_node(j + 1)) | (bz ^ brick_of_node(k + 1))) != 0)
     return sample_across_faces(i, j, k, u, v, w);
   // All eight corners lie in one brick.
-  const Cell& c = cell(cell_index(bx - base_[0], by - base_[1], bz - base_[2]));
+  const Cell& c = cells_[static_cast<std::size_t>(cell_index(bx - base_[0], by - base_[1], bz - base_[2]))];
+  if (c.generation != generation_) return sample_any_corners(i, j, k, u, v, w);  // not looked up yet
   if (!c.values) return c.fill;
   return trilinear_in_brick(c.values + (i & 7) + 8 * (j & 7) + 64 * (k & 7), u, v, w);
 }
@@ -393,18 +394,16 @@ inline double GridAccessor<S>::sample_near_base(std::int64_t i, std::int64_t j, 
 template <class S>
 double GridAccessor<S>::sample_across_faces(std::int64_t i, std::int64_t j, std::int64_t k, double u, double v,
                                             double w) noexcept {
-  // The lower corner's cell, and per axis the cell step to the upper corner (0 or
-  // 1, 3, 9 where it lies in the next brick) and both corners' offsets.
-  const int first = cell_index(brick_of_node(i) - base_[0], brick_of_node(j) - base_[1], brick_of_node(k) - base_[2]);
+  // One face crossed (the usual case) between two stored bricks already looked up:
+  // four corners in each, at the same offsets from one node in each. No call on
+  // this path, so no registers are saved; anything else takes the general path.
   const bool cross_x = (i & 7) == 7, cross_y = (j & 7) == 7, cross_z = (k & 7) == 7;
-  const std::int64_t x0 = i & 7, y0 = 8 * (j & 7), z0 = 64 * (k & 7);
-  const Cell& low = cell(first);
   if (cross_x + cross_y + cross_z == 1) {
-    // One face crossed (the usual case): four corners in each of two stored bricks,
-    // at the same offsets from one node in each.
-    const int step = cross_x ? 1 : cross_y ? 3 : 9;
-    const Cell& high = cell(first + step);
-    if (low.values && high.values) {
+    const int first = cell_index(brick_of_node(i) - base_[0], brick_of_node(j) - base_[1], brick_of_node(k) - base_[2]);
+    const Cell& low = cells_[static_cast<std::size_t>(first)];
+    const Cell& high = cells_[static_cast<std::size_t>(first + (cross_x ? 1 : cross_y ? 3 : 9))];
+    if (low.generation == generation_ && high.generation == generation_ && low.values && high.values) {
+      const std::int64_t x0 = i & 7, y0 = 8 * (j & 7), z0 = 64 * (k & 7);
       const S* p = low.values + x0 + y0 + z0;
       const S* q = high.values + (cross_x ? y0 + z0 : cross_y ? x0 + z0 : x0 + y0);
       const auto d = [](const S* r, int offset) { return static_cast<double>(r[offset]); };
@@ -413,12 +412,22 @@ double GridAccessor<S>::sample_across_faces(std::int64_t i, std::int64_t j, std:
       return trilinear(d(p, 0), d(p, 1), d(p, 8), d(p, 9), d(q, 0), d(q, 1), d(q, 8), d(q, 9), u, v, w);
     }
   }
-  const int sx = cross_x ? 1 : 0, sy = cross_y ? 3 : 0, sz = cross_z ? 9 : 0;
-  const std::int64_t x1 = (i + 1) & 7, y1 = 8 * ((j + 1) & 7), z1 = 64 * ((k + 1) & 7);
+  return sample_any_corners(i, j, k, u, v, w);
+}
+
+template <class S>
+double GridAccessor<S>::sample_any_corners(std::int64_t i, std::int64_t j, std::int64_t k, double u, double v,
+                                           double w) noexcept {
+  // The lower corner's cell, and per axis the cell step to the upper corner (0 or
+  // 1, 3, 9 where it lies in the next brick) and both corners' offsets.
+  const int first = cell_index(brick_of_node(i) - base_[0], brick_of_node(j) - base_[1], brick_of_node(k) - base_[2]);
+  const int sx = (i & 7) == 7 ? 1 : 0, sy = (j & 7) == 7 ? 3 : 0, sz = (k & 7) == 7 ? 9 : 0;
+  const std::int64_t x0 = i & 7, x1 = (i + 1) & 7, y0 = 8 * (j & 7), y1 = 8 * ((j + 1) & 7), z0 = 64 * (k & 7),
+                     z1 = 64 * ((k + 1) & 7);
   const auto at = [](const Cell& n, std::int64_t offset) {
     return n.values ? static_cast<double>(n.values[offset]) : n.fill;
   };
-  const double c000 = at(low, x0 + y0 + z0);
+  const double c000 = at(cell(first), x0 + y0 + z0);
   const double c100 = at(cell(first + sx), x1 + y0 + z0);
   const double c010 = at(cell(first + sy), x0 + y1 + z0);
   const double c110 = at(cell(first + sx + sy), x1 + y1 + z0);

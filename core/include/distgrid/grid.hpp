@@ -173,6 +173,8 @@ class GridAccessor {
   double sample_near_base(std::int64_t i, std::int64_t j, std::int64_t k, double u, double v, double w) noexcept;
   double sample_after_move(std::int64_t i, std::int64_t j, std::int64_t k, double u, double v, double w) noexcept;
   double sample_across_faces(std::int64_t i, std::int64_t j, std::int64_t k, double u, double v, double w) noexcept;
+  /// As sample_near_base, looking up whatever bricks the corners need.
+  double sample_any_corners(std::int64_t i, std::int64_t j, std::int64_t k, double u, double v, double w) noexcept;
   std::array<double, 3> gradient_by_samples(double x, double y, double z) noexcept;
 
   // No brick has this coordinate, so the first query always moves the base.
