@@ -469,8 +469,8 @@ std::array<double, 3> GridAccessor<S>::gradient(double x, double y, double z) no
   // Every sample's corners must lie within the centre brick +-1, and every sample's
   // own brick in the key range (else sample() reads it as absent).
   const auto fits = [](const AxisPosition& m, const AxisPosition& p, std::int64_t b) {
-    return brick_of_node(m.node) >= b - 1 && brick_of_node(p.node + 1) <= b + 1 && brick_coord_in_range(brick_of_node(m.node)) &&
-           brick_coord_in_range(brick_of_node(p.node));
+    return brick_of_node(m.node) >= b - 1 && brick_of_node(p.node + 1) <= b + 1 &&
+           brick_coord_in_range(brick_of_node(m.node)) && brick_coord_in_range(brick_of_node(p.node));
   };
   if (!(fits(xm, xp, bx) && fits(ym, yp, by) && fits(zm, zp, bz))) return gradient_by_samples(x, y, z);
   move_to(bx, by, bz);

@@ -58,7 +58,7 @@ class BrickIndex {
   };
   static constexpr std::int64_t kEmptyKey = -1;
   /// Bucket where the probe for key starts: the top bits of a Fibonacci product,
-  /// which spread keys of neighbouring bricks (the low bits of the product would not).
+  /// the bits of it that depend on every bit of the key.
   std::size_t hash(std::int64_t key) const noexcept {
     return static_cast<std::size_t>((static_cast<std::uint64_t>(key) * 0x9E3779B97F4A7C15ull) >> shift_);
   }
