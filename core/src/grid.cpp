@@ -1,6 +1,7 @@
 #include "distgrid/grid.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <string>
 
@@ -17,6 +18,7 @@ void BrickIndex::reserve(std::size_t count) {
   std::vector<Entry> old = std::move(entries_);
   entries_.assign(want, Entry{kEmptyKey, kNoSlot});
   mask_ = want - 1;
+  shift_ = static_cast<unsigned>(64 - std::countr_zero(want));
   size_ = 0;
   for (const Entry& e : old)
     if (e.key != kEmptyKey) insert(e.key, e.slot);
@@ -26,7 +28,7 @@ void BrickIndex::grow() { reserve(std::max<std::size_t>(16, size_ + 1)); }
 
 bool BrickIndex::insert(std::int64_t key, std::uint32_t slot) {
   if ((size_ + 1) * 4 > entries_.size() * 3) grow();
-  std::size_t at = hash(key) & mask_;
+  std::size_t at = hash(key);
   for (;;) {
     Entry& e = entries_[at];
     if (e.key == key) {
@@ -227,10 +229,22 @@ constexpr double kNodeIndexLimit = 4.0e15;
 
 template <class S>
 void GridAccessor<S>::move_to(std::int64_t bx, std::int64_t by, std::int64_t bz) noexcept {
-  if (has_base_ && base_[0] == bx && base_[1] == by && base_[2] == bz) return;
+  if (base_[0] == bx && base_[1] == by && base_[2] == bz) return;
   base_ = {bx, by, bz};
-  has_base_ = true;
-  for (Neighbour& n : neighbours_) n.known = false;
+  if (++generation_ == 0) {  // wrapped: forget every cell explicitly once
+    for (Cell& c : cells_) c.generation = 0;
+    generation_ = 1;
+  }
+  // The base brick's coordinates are in the key range (every caller checks).
+  Cell& centre = cells_[static_cast<std::size_t>(cell_index(0, 0, 0))];
+  centre.generation = generation_;
+  centre.values = nullptr;
+  centre.fill = grid_->band_width_;
+  const std::uint32_t slot = grid_->index_.find(brick_key(bx, by, bz));
+  if (slot == detail::BrickIndex::kInsideSlot)
+    centre.fill = -grid_->band_width_;
+  else if (slot != detail::BrickIndex::kNoSlot)
+    centre.values = grid_->brick_values(slot);
   const bool streaming = queries_at_base_ > 1;
   queries_at_base_ = 0;
   if (!streaming) return;
@@ -238,41 +252,49 @@ void GridAccessor<S>::move_to(std::int64_t bx, std::int64_t by, std::int64_t bz)
   // of the new brick next, and the faces of its +x, +y, +z neighbours: fetch
   // those cache lines all at once rather than one miss after another.
   constexpr std::size_t kLine = 64;
-  if (const S* values = look_up(0).values) {
+  if (const S* values = centre.values) {
     const char* bytes = reinterpret_cast<const char*>(values);
     for (std::size_t offset = 0; offset < kBrickNodes * sizeof(S); offset += kLine) __builtin_prefetch(bytes + offset);
   }
-  if (const S* values = look_up(1).values)  // the i = 0 column of every row
+  if (const S* values = look_up(cell_index(1, 0, 0)).values)  // the i = 0 column of every row
     for (int row = 0; row < 64; ++row) __builtin_prefetch(values + 8 * row);
-  if (const S* values = look_up(2).values)  // the j = 0 row of every plane
+  if (const S* values = look_up(cell_index(0, 1, 0)).values)  // the j = 0 row of every plane
     for (int plane = 0; plane < 8; ++plane) __builtin_prefetch(values + 64 * plane);
-  if (const S* values = look_up(4).values)  // the k = 0 plane
+  if (const S* values = look_up(cell_index(0, 0, 1)).values)  // the k = 0 plane
     for (std::size_t offset = 0; offset < 64 * sizeof(S); offset += kLine)
       __builtin_prefetch(reinterpret_cast<const char*>(values) + offset);
 }
 
 template <class S>
-inline const typename GridAccessor<S>::Neighbour& GridAccessor<S>::neighbour(int index) noexcept {
-  Neighbour& n = neighbours_[static_cast<std::size_t>(index)];
-  if (n.known) return n;
+inline const typename GridAccessor<S>::Cell& GridAccessor<S>::cell(int index) noexcept {
+  const Cell& c = cells_[static_cast<std::size_t>(index)];
+  if (c.generation == generation_) return c;
   return look_up(index);
 }
 
 template <class S>
-const typename GridAccessor<S>::Neighbour& GridAccessor<S>::look_up(int index) noexcept {
-  Neighbour& n = neighbours_[static_cast<std::size_t>(index)];
-  n.known = true;
-  n.values = nullptr;
-  n.fill = grid_->band_width_;
-  const std::int64_t bx = base_[0] + (index & 1), by = base_[1] + ((index >> 1) & 1),
-                     bz = base_[2] + (index >> 2);
-  if (!brick_coord_in_range(bx) || !brick_coord_in_range(by) || !brick_coord_in_range(bz)) return n;
+const typename GridAccessor<S>::Cell& GridAccessor<S>::look_up(int index) noexcept {
+  Cell& c = cells_[static_cast<std::size_t>(index)];
+  c.generation = generation_;
+  c.values = nullptr;
+  c.fill = grid_->band_width_;
+  // Brick offsets of each cell index, without dividing by 3 and 9.
+  static constexpr auto kStep = [] {
+    std::array<std::array<std::int8_t, 3>, 27> step{};
+    for (int n = 0; n < 27; ++n)
+      step[static_cast<std::size_t>(n)] = {static_cast<std::int8_t>(n % 3 - 1), static_cast<std::int8_t>(n / 3 % 3 - 1),
+                                           static_cast<std::int8_t>(n / 9 - 1)};
+    return step;
+  }();
+  const auto& step = kStep[static_cast<std::size_t>(index)];
+  const std::int64_t bx = base_[0] + step[0], by = base_[1] + step[1], bz = base_[2] + step[2];
+  if (!brick_coord_in_range(bx) || !brick_coord_in_range(by) || !brick_coord_in_range(bz)) return c;
   const std::uint32_t slot = grid_->index_.find(brick_key(bx, by, bz));
   if (slot == detail::BrickIndex::kInsideSlot)
-    n.fill = -grid_->band_width_;
+    c.fill = -grid_->band_width_;
   else if (slot != detail::BrickIndex::kNoSlot)
-    n.values = grid_->brick_values(slot);
-  return n;
+    c.values = grid_->brick_values(slot);
+  return c;
 }
 
 template <class S>
@@ -280,9 +302,42 @@ double GridAccessor<S>::node(std::int64_t i, std::int64_t j, std::int64_t k) noe
   if (!brick_coord_in_range(brick_of_node(i)) || !brick_coord_in_range(brick_of_node(j)) || !brick_coord_in_range(brick_of_node(k)))
     return grid_->band_width_;
   move_to(brick_of_node(i), brick_of_node(j), brick_of_node(k));
-  const Neighbour& n = neighbour(0);
-  return n.values ? static_cast<double>(n.values[(i & 7) + 8 * (j & 7) + 64 * (k & 7)]) : n.fill;
+  const Cell& c = cells_[static_cast<std::size_t>(cell_index(0, 0, 0))];
+  return c.values ? static_cast<double>(c.values[(i & 7) + 8 * (j & 7) + 64 * (k & 7)]) : c.fill;
 }
+
+namespace {
+
+// The trilinear interpolation every sample uses: along x, then y, then z.
+inline double trilinear(double c000, double c100, double c010, double c110, double c001, double c101, double c011,
+                        double c111, double u, double v, double w) noexcept {
+  const double a0 = lerp(c000, c100, u), a1 = lerp(c010, c110, u);
+  const double b0 = lerp(c001, c101, u), b1 = lerp(c011, c111, u);
+  const double d0 = lerp(a0, a1, v), d1 = lerp(b0, b1, v);
+  return lerp(d0, d1, w);
+}
+
+// Trilinear value from the eight nodes at p, p + 1, p + 8, ... p + 73 of one brick.
+template <class S>
+inline double trilinear_in_brick(const S* p, double u, double v, double w) noexcept {
+  return trilinear(static_cast<double>(p[0]), static_cast<double>(p[1]), static_cast<double>(p[8]),
+                   static_cast<double>(p[9]), static_cast<double>(p[64]), static_cast<double>(p[65]),
+                   static_cast<double>(p[72]), static_cast<double>(p[73]), u, v, w);
+}
+
+// Node index and fraction of one coordinate already divided by h: the floor, and
+// the coordinate minus that floor. Precondition: |f| < kNodeIndexLimit.
+struct AxisPosition {
+  std::int64_t node;
+  double fraction;
+};
+
+inline AxisPosition axis_position(double f) noexcept {
+  const double floor_f = floor_exact(f);
+  return {static_cast<std::int64_t>(floor_f), f - floor_f};
+}
+
+}  // namespace
 
 template <class S>
 double GridAccessor<S>::sample(double x, double y, double z) noexcept {
@@ -293,61 +348,139 @@ double GridAccessor<S>::sample(double x, double y, double z) noexcept {
     // Far outside every brick (or NaN): the value of an absent brick, or NaN for NaN.
     return (fx != fx || fy != fy || fz != fz) ? fx + fy + fz : grid_->band_width_;
   }
-  const double flx = floor_exact(fx), fly = floor_exact(fy), flz = floor_exact(fz);
-  const double u = fx - flx, v = fy - fly, w = fz - flz;
-  const auto i = static_cast<std::int64_t>(flx);
-  const auto j = static_cast<std::int64_t>(fly);
-  const auto k = static_cast<std::int64_t>(flz);
-  if (!brick_coord_in_range(brick_of_node(i)) || !brick_coord_in_range(brick_of_node(j)) || !brick_coord_in_range(brick_of_node(k)))
+  const AxisPosition px = axis_position(fx), py = axis_position(fy), pz = axis_position(fz);
+  const std::int64_t bx = brick_of_node(px.node), by = brick_of_node(py.node), bz = brick_of_node(pz.node);
+  if (!brick_coord_in_range(bx) || !brick_coord_in_range(by) || !brick_coord_in_range(bz))
     return grid_->band_width_;  // every corner is beyond the key range (or one node short of it)
-  move_to(brick_of_node(i), brick_of_node(j), brick_of_node(k));
+  // Each branch ends in a tail call, so the common path (same base brick, corners
+  // inside it) runs without saving registers around a call.
+  if (((bx ^ base_[0]) | (by ^ base_[1]) | (bz ^ base_[2])) != 0)
+    return sample_after_move(px.node, py.node, pz.node, px.fraction, py.fraction, pz.fraction);
   ++queries_at_base_;
-  double c000, c100, c010, c110, c001, c101, c011, c111;
-  if ((i & 7) != 7 && (j & 7) != 7 && (k & 7) != 7) {
-    // Fast path: all eight corners lie in the base brick.
-    const Neighbour& base = neighbour(0);
-    if (!base.values) return base.fill;
-    const S* p = base.values + (i & 7) + 8 * (j & 7) + 64 * (k & 7);
-    c000 = static_cast<double>(p[0]);
-    c100 = static_cast<double>(p[1]);
-    c010 = static_cast<double>(p[8]);
-    c110 = static_cast<double>(p[9]);
-    c001 = static_cast<double>(p[64]);
-    c101 = static_cast<double>(p[65]);
-    c011 = static_cast<double>(p[72]);
-    c111 = static_cast<double>(p[73]);
-  } else {
-    // Corners straddle brick faces: per axis, the local index of the two corners
-    // and whether the second one lies in the next brick.
-    const std::int64_t i0 = i & 7, j0 = j & 7, k0 = k & 7;
-    const int sx = i0 == 7 ? 1 : 0, sy = j0 == 7 ? 2 : 0, sz = k0 == 7 ? 4 : 0;
-    const std::int64_t i1 = (i0 + 1) & 7, j1 = (j0 + 1) & 7, k1 = (k0 + 1) & 7;
-    const auto at = [this](int index, std::int64_t a, std::int64_t b, std::int64_t c) {
-      const Neighbour& n = neighbour(index);
-      return n.values ? static_cast<double>(n.values[a + 8 * b + 64 * c]) : n.fill;
-    };
-    c000 = at(0, i0, j0, k0);
-    c100 = at(sx, i1, j0, k0);
-    c010 = at(sy, i0, j1, k0);
-    c110 = at(sx + sy, i1, j1, k0);
-    c001 = at(sz, i0, j0, k1);
-    c101 = at(sx + sz, i1, j0, k1);
-    c011 = at(sy + sz, i0, j1, k1);
-    c111 = at(sx + sy + sz, i1, j1, k1);
-  }
-  const double a0 = lerp(c000, c100, u), a1 = lerp(c010, c110, u);
-  const double b0 = lerp(c001, c101, u), b1 = lerp(c011, c111, u);
-  const double d0 = lerp(a0, a1, v), d1 = lerp(b0, b1, v);
-  return lerp(d0, d1, w);
+  return sample_in_base(px.node, py.node, pz.node, px.fraction, py.fraction, pz.fraction);
 }
 
 template <class S>
-std::array<double, 3> GridAccessor<S>::gradient(double x, double y, double z) noexcept {
+double GridAccessor<S>::sample_after_move(std::int64_t i, std::int64_t j, std::int64_t k, double u, double v,
+                                          double w) noexcept {
+  move_to(brick_of_node(i), brick_of_node(j), brick_of_node(k));
+  ++queries_at_base_;
+  return sample_in_base(i, j, k, u, v, w);
+}
+
+template <class S>
+inline double GridAccessor<S>::sample_in_base(std::int64_t i, std::int64_t j, std::int64_t k, double u, double v,
+                                              double w) noexcept {
+  if ((i & 7) == 7 || (j & 7) == 7 || (k & 7) == 7) return sample_across_faces(i, j, k, u, v, w);
+  // All eight corners lie in the base brick, which move_to always looked up.
+  const Cell& c = cells_[static_cast<std::size_t>(cell_index(0, 0, 0))];
+  if (!c.values) return c.fill;
+  return trilinear_in_brick(c.values + (i & 7) + 8 * (j & 7) + 64 * (k & 7), u, v, w);
+}
+
+template <class S>
+inline double GridAccessor<S>::sample_near_base(std::int64_t i, std::int64_t j, std::int64_t k, double u, double v,
+                                                double w) noexcept {
+  const std::int64_t bx = brick_of_node(i), by = brick_of_node(j), bz = brick_of_node(k);
+  if (((bx ^ brick_of_node(i + 1)) | (by ^ brick_of_node(j + 1)) | (bz ^ brick_of_node(k + 1))) != 0)
+    return sample_across_faces(i, j, k, u, v, w);
+  // All eight corners lie in one brick.
+  const Cell& c = cells_[static_cast<std::size_t>(cell_index(bx - base_[0], by - base_[1], bz - base_[2]))];
+  if (c.generation != generation_) return sample_any_corners(i, j, k, u, v, w);  // not looked up yet
+  if (!c.values) return c.fill;
+  return trilinear_in_brick(c.values + (i & 7) + 8 * (j & 7) + 64 * (k & 7), u, v, w);
+}
+
+template <class S>
+double GridAccessor<S>::sample_across_faces(std::int64_t i, std::int64_t j, std::int64_t k, double u, double v,
+                                            double w) noexcept {
+  // One face crossed (the usual case) between two stored bricks already looked up:
+  // four corners in each, at the same offsets from one node in each. No call on
+  // this path, so no registers are saved; anything else takes the general path.
+  const bool cross_x = (i & 7) == 7, cross_y = (j & 7) == 7, cross_z = (k & 7) == 7;
+  if (cross_x + cross_y + cross_z == 1) {
+    const int first = cell_index(brick_of_node(i) - base_[0], brick_of_node(j) - base_[1], brick_of_node(k) - base_[2]);
+    const Cell& low = cells_[static_cast<std::size_t>(first)];
+    const Cell& high = cells_[static_cast<std::size_t>(first + (cross_x ? 1 : cross_y ? 3 : 9))];
+    if (low.generation == generation_ && high.generation == generation_ && low.values && high.values) {
+      const std::int64_t x0 = i & 7, y0 = 8 * (j & 7), z0 = 64 * (k & 7);
+      const S* p = low.values + x0 + y0 + z0;
+      const S* q = high.values + (cross_x ? y0 + z0 : cross_y ? x0 + z0 : x0 + y0);
+      const auto d = [](const S* r, int offset) { return static_cast<double>(r[offset]); };
+      if (cross_x) return trilinear(d(p, 0), d(q, 0), d(p, 8), d(q, 8), d(p, 64), d(q, 64), d(p, 72), d(q, 72), u, v, w);
+      if (cross_y) return trilinear(d(p, 0), d(p, 1), d(q, 0), d(q, 1), d(p, 64), d(p, 65), d(q, 64), d(q, 65), u, v, w);
+      return trilinear(d(p, 0), d(p, 1), d(p, 8), d(p, 9), d(q, 0), d(q, 1), d(q, 8), d(q, 9), u, v, w);
+    }
+  }
+  return sample_any_corners(i, j, k, u, v, w);
+}
+
+template <class S>
+double GridAccessor<S>::sample_any_corners(std::int64_t i, std::int64_t j, std::int64_t k, double u, double v,
+                                           double w) noexcept {
+  // The lower corner's cell, and per axis the cell step to the upper corner (0 or
+  // 1, 3, 9 where it lies in the next brick) and both corners' offsets.
+  const int first = cell_index(brick_of_node(i) - base_[0], brick_of_node(j) - base_[1], brick_of_node(k) - base_[2]);
+  const int sx = (i & 7) == 7 ? 1 : 0, sy = (j & 7) == 7 ? 3 : 0, sz = (k & 7) == 7 ? 9 : 0;
+  const std::int64_t x0 = i & 7, x1 = (i + 1) & 7, y0 = 8 * (j & 7), y1 = 8 * ((j + 1) & 7), z0 = 64 * (k & 7),
+                     z1 = 64 * ((k + 1) & 7);
+  const auto at = [](const Cell& n, std::int64_t offset) {
+    return n.values ? static_cast<double>(n.values[offset]) : n.fill;
+  };
+  const double c000 = at(cell(first), x0 + y0 + z0);
+  const double c100 = at(cell(first + sx), x1 + y0 + z0);
+  const double c010 = at(cell(first + sy), x0 + y1 + z0);
+  const double c110 = at(cell(first + sx + sy), x1 + y1 + z0);
+  const double c001 = at(cell(first + sz), x0 + y0 + z1);
+  const double c101 = at(cell(first + sx + sz), x1 + y0 + z1);
+  const double c011 = at(cell(first + sy + sz), x0 + y1 + z1);
+  const double c111 = at(cell(first + sx + sy + sz), x1 + y1 + z1);
+  return trilinear(c000, c100, c010, c110, c001, c101, c011, c111, u, v, w);
+}
+
+template <class S>
+std::array<double, 3> GridAccessor<S>::gradient_by_samples(double x, double y, double z) noexcept {
   const double e = grid_->h_ * 0.5;
   const double two_e = 2 * e;
   return {(sample(x + e, y, z) - sample(x - e, y, z)) / two_e,
           (sample(x, y + e, z) - sample(x, y - e, z)) / two_e,
           (sample(x, y, z + e) - sample(x, y, z - e)) / two_e};
+}
+
+template <class S>
+std::array<double, 3> GridAccessor<S>::gradient(double x, double y, double z) noexcept {
+  const double h = grid_->h_;
+  const double e = h * 0.5;
+  const double two_e = 2 * e;
+  // Per axis the coordinate divided by h at p - e, p and p + e, exactly as the six
+  // samples of gradient_by_samples divide it; the centre one is shared by four.
+  const double fxm = (x - e) / h, fx = x / h, fxp = (x + e) / h;
+  const double fym = (y - e) / h, fy = y / h, fyp = (y + e) / h;
+  const double fzm = (z - e) / h, fz = z / h, fzp = (z + e) / h;
+  // Far points and NaN take the plain path (so do the edges of the key range, below).
+  const auto near = [](double f) { return std::fabs(f) < kNodeIndexLimit; };
+  if (!(near(fxm) && near(fx) && near(fxp) && near(fym) && near(fy) && near(fyp) && near(fzm) && near(fz) &&
+        near(fzp)))
+    return gradient_by_samples(x, y, z);
+  const AxisPosition xm = axis_position(fxm), xc = axis_position(fx), xp = axis_position(fxp);
+  const AxisPosition ym = axis_position(fym), yc = axis_position(fy), yp = axis_position(fyp);
+  const AxisPosition zm = axis_position(fzm), zc = axis_position(fz), zp = axis_position(fzp);
+  const std::int64_t bx = brick_of_node(xc.node), by = brick_of_node(yc.node), bz = brick_of_node(zc.node);
+  // Every sample's corners must lie within the centre brick +-1, and every sample's
+  // own brick in the key range (else sample() reads it as absent).
+  const auto fits = [](const AxisPosition& m, const AxisPosition& p, std::int64_t b) {
+    return brick_of_node(m.node) >= b - 1 && brick_of_node(p.node + 1) <= b + 1 &&
+           brick_coord_in_range(brick_of_node(m.node)) && brick_coord_in_range(brick_of_node(p.node));
+  };
+  if (!(fits(xm, xp, bx) && fits(ym, yp, by) && fits(zm, zp, bz))) return gradient_by_samples(x, y, z);
+  move_to(bx, by, bz);
+  queries_at_base_ += 6;
+  return {(sample_near_base(xp.node, yc.node, zc.node, xp.fraction, yc.fraction, zc.fraction) -
+           sample_near_base(xm.node, yc.node, zc.node, xm.fraction, yc.fraction, zc.fraction)) / two_e,
+          (sample_near_base(xc.node, yp.node, zc.node, xc.fraction, yp.fraction, zc.fraction) -
+           sample_near_base(xc.node, ym.node, zc.node, xc.fraction, ym.fraction, zc.fraction)) / two_e,
+          (sample_near_base(xc.node, yc.node, zp.node, xc.fraction, yc.fraction, zp.fraction) -
+           sample_near_base(xc.node, yc.node, zm.node, xc.fraction, yc.fraction, zm.fraction)) / two_e};
 }
 
 template class Grid<float>;

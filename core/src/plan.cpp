@@ -46,9 +46,11 @@ struct PlanWalk {
   std::uint64_t max_memory_bytes;
   Plan& plan;
 
+  // Called for every planned brick: the message is only formatted for a part over budget.
   void check_memory(std::uint64_t more_near, std::uint64_t more_inside) const {
-    check_memory_budget(plan.near_keys.size() + more_near, plan.inside_keys.size() + more_inside, sizeof(S),
-                        max_memory_bytes, "part at h = " + number_text(h));
+    const std::uint64_t near = plan.near_keys.size() + more_near, inside = plan.inside_keys.size() + more_inside;
+    if (planned_grid_bytes(near, inside, sizeof(S)) <= max_memory_bytes) return;
+    check_memory_budget(near, inside, sizeof(S), max_memory_bytes, "part at h = " + number_text(h));
   }
 
   void add_inside_range(const std::array<std::int64_t, 3>& a, const std::array<std::int64_t, 3>& b) {

@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <limits>
+#include <random>
 #include <vector>
 
 #include "distgrid/error.hpp"
@@ -120,6 +122,85 @@ TYPED_TEST(GridTest, AccessorAgreesWithTheGridBitForBit) {
     const double x = -1.3 + 0.00091 * n, y = -1.1 + 0.00077 * n, z = 0.2 - 0.00043 * n;
     EXPECT_EQ(accessor.sample(x, y, z), grid.sample(x, y, z));
     EXPECT_EQ(accessor.gradient(x, y, z), grid.gradient(x, y, z));
+  }
+}
+
+// Node value by the definition, read through find_brick and is_inside only.
+template <class S>
+double node_by_definition(const Grid<S>& grid, std::int64_t i, std::int64_t j, std::int64_t k) {
+  const std::int64_t key = brick_key(brick_of_node(i), brick_of_node(j), brick_of_node(k));
+  if (const S* values = grid.find_brick(key)) return static_cast<double>(values[(i & 7) + 8 * (j & 7) + 64 * (k & 7)]);
+  return grid.is_inside(key) ? -grid.band_width() : grid.band_width();
+}
+
+// Trilinear sample by the definition (x/h, floor, then along x, y, z, each a + (b - a)*t)
+// for points well inside the key range, and not -0.0.
+template <class S>
+double sample_by_definition(const Grid<S>& grid, double x, double y, double z) {
+  const double fx = x / grid.h(), fy = y / grid.h(), fz = z / grid.h();
+  const double lx = std::floor(fx), ly = std::floor(fy), lz = std::floor(fz);
+  const double u = fx - lx, v = fy - ly, w = fz - lz;
+  const auto i = static_cast<std::int64_t>(lx), j = static_cast<std::int64_t>(ly), k = static_cast<std::int64_t>(lz);
+  const auto c = [&](std::int64_t di, std::int64_t dj, std::int64_t dk) {
+    return node_by_definition(grid, i + di, j + dj, k + dk);
+  };
+  const auto lerp = [](double a, double b, double t) { return a + (b - a) * t; };
+  const double a0 = lerp(c(0, 0, 0), c(1, 0, 0), u), a1 = lerp(c(0, 1, 0), c(1, 1, 0), u);
+  const double b0 = lerp(c(0, 0, 1), c(1, 0, 1), u), b1 = lerp(c(0, 1, 1), c(1, 1, 1), u);
+  return lerp(lerp(a0, a1, v), lerp(b0, b1, v), w);
+}
+
+TYPED_TEST(GridTest, AccessorSampleAndGradientFollowTheirDefinitionBitForBit) {
+  // Stored bricks [-1, 0]^3 with values of both signs cut by the band, two inside
+  // bricks and absent bricks around them; points anywhere in [-2, 2]^3 bricks, on
+  // brick faces and one ulp either side, at nodes and in between, in random order
+  // and in brick order (the accessor's cache sees both).
+  Grid<TypeParam> grid = grid_from_nodes<TypeParam>(
+      1.5, -1, 0, [](std::int64_t i, std::int64_t j, std::int64_t k) {
+        return 0.017 * static_cast<double>(i * j) - 0.031 * static_cast<double>(k) + 0.003 * static_cast<double>(i) - 0.01;
+      });
+  grid.add_inside(brick_key(1, 0, 0));
+  grid.add_inside(brick_key(-1, 1, -1));
+  std::mt19937_64 rng(8);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  std::uniform_int_distribution<int> kind(0, 4);
+  std::vector<std::array<double, 3>> points;
+  for (int n = 0; n < 30000; ++n) {
+    std::array<double, 3> p{};
+    for (double& c : p) {
+      const double node = std::floor(-16 + 32 * unit(rng));
+      const double face = std::floor(node / 8) * 8 * kH;
+      switch (kind(rng)) {
+        case 0: c = face; break;
+        case 1: c = std::nextafter(face, -1.0); break;
+        case 2: c = std::nextafter(face, 1.0); break;
+        case 3: c = node * kH; break;
+        default: c = (node + unit(rng)) * kH;
+      }
+      if (c == 0) c = 0.0;  // not -0.0, whose fraction's sign the definition above does not fix
+    }
+    points.push_back(p);
+  }
+  const double e = kH * 0.5;
+  for (const bool sorted : {false, true}) {
+    if (sorted)
+      std::sort(points.begin(), points.end(), [](const auto& a, const auto& b) {
+        const auto brick = [](const std::array<double, 3>& p) {
+          return std::array<double, 3>{std::floor(p[2] / (8 * kH)), std::floor(p[1] / (8 * kH)), std::floor(p[0] / (8 * kH))};
+        };
+        return brick(a) < brick(b);
+      });
+    GridAccessor<TypeParam> accessor(grid);
+    for (const auto& [x, y, z] : points) {
+      const auto bits = [](double v) { return std::bit_cast<std::uint64_t>(v); };
+      ASSERT_EQ(bits(accessor.sample(x, y, z)), bits(sample_by_definition(grid, x, y, z))) << x << ' ' << y << ' ' << z;
+      const std::array<double, 3> expected{
+          (sample_by_definition(grid, x + e, y, z) - sample_by_definition(grid, x - e, y, z)) / (2 * e),
+          (sample_by_definition(grid, x, y + e, z) - sample_by_definition(grid, x, y - e, z)) / (2 * e),
+          (sample_by_definition(grid, x, y, z + e) - sample_by_definition(grid, x, y, z - e)) / (2 * e)};
+      const std::array<double, 3> g = accessor.gradient(x, y, z);
+      for (std::size_t a = 0; a < 3; ++a) ASSERT_EQ(bits(g[a]), bits(expected[a])) << a << ": " << x << ' ' << y << ' ' << z;
+    }
   }
 }
 

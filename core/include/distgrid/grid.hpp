@@ -33,7 +33,7 @@ class BrickIndex {
 
   std::uint32_t find(std::int64_t key) const noexcept {
     if (size_ == 0) return kNoSlot;
-    std::size_t at = hash(key) & mask_;
+    std::size_t at = hash(key);
     for (;;) {
       const Entry& e = entries_[at];
       if (e.key == key) return e.slot;
@@ -47,7 +47,7 @@ class BrickIndex {
   std::size_t memory_bytes() const noexcept { return entries_.capacity() * sizeof(Entry); }
   /// Starts loading the bucket where find(key) begins (a hint; no effect on results).
   void prefetch(std::int64_t key) const noexcept {
-    if (size_ != 0) __builtin_prefetch(&entries_[hash(key) & mask_]);
+    if (size_ != 0) __builtin_prefetch(&entries_[hash(key)]);
   }
   void reserve(std::size_t count);
 
@@ -57,13 +57,15 @@ class BrickIndex {
     std::uint32_t slot;
   };
   static constexpr std::int64_t kEmptyKey = -1;
-  static std::size_t hash(std::int64_t key) noexcept {
-    std::uint64_t x = static_cast<std::uint64_t>(key) * 0x9E3779B97F4A7C15ull;
-    return static_cast<std::size_t>(x ^ (x >> 29));
+  /// Bucket where the probe for key starts: the top bits of a Fibonacci product,
+  /// the bits of it that depend on every bit of the key.
+  std::size_t hash(std::int64_t key) const noexcept {
+    return static_cast<std::size_t>((static_cast<std::uint64_t>(key) * 0x9E3779B97F4A7C15ull) >> shift_);
   }
   void grow();
   std::vector<Entry> entries_;
   std::size_t mask_ = 0;
+  unsigned shift_ = 63;  // 64 - log2(entries_.size())
   std::size_t size_ = 0;
 };
 }  // namespace detail
@@ -136,7 +138,7 @@ class Grid {
 };
 
 /// Cached reader for many queries in a row (not thread-safe; one per thread).
-/// Remembers the 2x2x2 bricks around the last brick it read from, so queries that
+/// Remembers the 3x3x3 bricks around the last brick it read from, so queries that
 /// move through the grid in brick order skip the hash lookups, also where a
 /// sample's corners straddle brick faces. Same results as Grid's own methods.
 template <class S>
@@ -145,24 +147,44 @@ class GridAccessor {
   explicit GridAccessor(const Grid<S>& grid) noexcept : grid_(&grid) {}
   double node(std::int64_t i, std::int64_t j, std::int64_t k) noexcept;
   double sample(double x, double y, double z) noexcept;
+  /// Bit for bit the three central differences of Grid::gradient; the six samples
+  /// share their divisions, floors and brick lookups.
   std::array<double, 3> gradient(double x, double y, double z) noexcept;
 
  private:
-  /// One of the eight bricks (base + (dx, dy, dz), each 0 or 1), looked up on first use.
-  struct Neighbour {
+  /// One brick of the 3x3x3 around the base, looked up on first use after the base moved.
+  struct Cell {
     const S* values = nullptr;  // nullptr: absent or inside, read `fill`
     double fill = 0;
-    bool known = false;
+    std::uint32_t generation = 0;  // known while equal to generation_
   };
+  // Cell index of the brick base + (dx, dy, dz), each -1, 0 or 1.
+  static constexpr int cell_index(std::int64_t dx, std::int64_t dy, std::int64_t dz) noexcept {
+    return static_cast<int>(13 + dx + 3 * dy + 9 * dz);
+  }
+  /// Makes (bx, by, bz) the base brick; the base brick itself is then always known.
   void move_to(std::int64_t bx, std::int64_t by, std::int64_t bz) noexcept;
-  const Neighbour& neighbour(int index) noexcept;
-  const Neighbour& look_up(int index) noexcept;
+  const Cell& cell(int index) noexcept;
+  const Cell& look_up(int index) noexcept;
+  /// Trilinear value with lower corner node (i, j, k) and fractions (u, v, w).
+  /// Precondition: node (i, j, k) lies in the base brick.
+  double sample_in_base(std::int64_t i, std::int64_t j, std::int64_t k, double u, double v, double w) noexcept;
+  /// As sample_in_base, where nodes i .. i + 1 (likewise j, k) lie within the base brick +-1.
+  double sample_near_base(std::int64_t i, std::int64_t j, std::int64_t k, double u, double v, double w) noexcept;
+  double sample_after_move(std::int64_t i, std::int64_t j, std::int64_t k, double u, double v, double w) noexcept;
+  double sample_across_faces(std::int64_t i, std::int64_t j, std::int64_t k, double u, double v, double w) noexcept;
+  /// As sample_near_base, looking up whatever bricks the corners need.
+  double sample_any_corners(std::int64_t i, std::int64_t j, std::int64_t k, double u, double v, double w) noexcept;
+  std::array<double, 3> gradient_by_samples(double x, double y, double z) noexcept;
+
+  // No brick has this coordinate, so the first query always moves the base.
+  static constexpr std::int64_t kNoBrick = kMinBrickCoord - 2;
 
   const Grid<S>* grid_;
-  std::array<std::int64_t, 3> base_{0, 0, 0};
-  bool has_base_ = false;
+  std::array<std::int64_t, 3> base_{kNoBrick, kNoBrick, kNoBrick};
   std::uint32_t queries_at_base_ = 0;  // samples served since the base last moved
-  std::array<Neighbour, 8> neighbours_{};  // index dx + 2*dy + 4*dz
+  std::uint32_t generation_ = 1;       // moves of the base, so far
+  std::array<Cell, 27> cells_{};       // index cell_index(dx, dy, dz)
 };
 
 extern template class Grid<float>;
