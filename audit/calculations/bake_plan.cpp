@@ -446,20 +446,25 @@ void run_classification(RunContext& context, PartSubject& part, CalculationResul
     const PartPlan pp = plan_part(field, s, context.threads());
     for (int group = 0; group < 2; ++group) {
       const char* generator = group == 0 ? "skipped_border" : "skipped_other";
+      // Every shard plans the whole part and measures its share of the bricks.
       const auto bricks = evenly(group == 0 ? pp.skipped.border : pp.skipped.other, s.inputs);
-      std::vector<ClassOutcome> outcomes(bricks.size());
-      context.progress().begin(std::string(kId) + " " + name + " " + generator, bricks.size());
-      parallel_for(bricks.size(), context.threads(), context.progress(), [&](std::size_t n) {
-        outcomes[n] = measure_skipped(field, bricks[n].first, bricks[n].second, s.h, band_width);
+      const InputRange range = context.shard_inputs(bricks.size());
+      std::vector<ClassOutcome> outcomes(range.size());
+      context.progress().begin(std::string(kId) + " " + name + " " + generator, range.size());
+      parallel_for(range.size(), context.threads(), context.progress(), [&](std::size_t k) {
+        const std::size_t n = range.first + k;
+        outcomes[k] = measure_skipped(field, bricks[n].first, bricks[n].second, s.h, band_width);
       });
       context.progress().end();
       const std::size_t stratum = 0 + static_cast<std::size_t>(group);
-      for (std::size_t n = 0; n < bricks.size(); ++n) {
-        misses += outcomes[n].core != outcomes[n].verdict.exact ? 1u : 0u;
-        r.decisions[2].add(outcomes[n].core, outcomes[n].verdict.exact, outcomes[n].verdict.margin_ulps,
+      r.begin_unit(bricks.size());
+      for (std::size_t k = 0; k < range.size(); ++k) {
+        const std::size_t n = range.first + k;
+        misses += outcomes[k].core != outcomes[k].verdict.exact ? 1u : 0u;
+        r.decisions[2].add(outcomes[k].core, outcomes[k].verdict.exact, outcomes[k].verdict.margin_ulps,
                            [&] { return brick_record(s.seed, generator, n, name, where, bricks[n].first); });
       }
-      r.strata[std::size(kRangeStrata) + stratum].count += bricks.size();
+      r.strata[std::size(kRangeStrata) + stratum].count += range.size();
     }
     table.push_back({{"part", name},
                      {"placement", placement_name(where)},
@@ -474,22 +479,24 @@ void run_classification(RunContext& context, PartSubject& part, CalculationResul
     const Field<double>& draw_field = part.field<double>(stratum.where);
     const Field<S>& field = part.field<S>(stratum.where);
     const Box box = part_draw_box(draw_field, part.grid<S>(stratum.where), s.h, s.band, name);
-    std::vector<BallInput> inputs(s.inputs);
-    std::vector<ClassOutcome> outcomes(s.inputs);
-    context.progress().begin(std::string(kId) + " " + name + " " + stratum.name, s.inputs);
-    parallel_for(s.inputs, context.threads(), context.progress(), [&](std::size_t n) {
-      inputs[n] = generate_ball(stratum, draw_field, box, s.h, band_width, s.seed, n);
-      outcomes[n] = measure_ball(field, inputs[n], band_width);
+    const InputRange range = context.shard_inputs(s.inputs);
+    std::vector<BallInput> inputs(range.size());
+    std::vector<ClassOutcome> outcomes(range.size());
+    context.progress().begin(std::string(kId) + " " + name + " " + stratum.name, range.size());
+    parallel_for(range.size(), context.threads(), context.progress(), [&](std::size_t k) {
+      inputs[k] = generate_ball(stratum, draw_field, box, s.h, band_width, s.seed, range.first + k);
+      outcomes[k] = measure_ball(field, inputs[k], band_width);
     });
     context.progress().end();
     StratumCount& count = r.strata[std::size(kRangeStrata) + 2 + si];
-    for (std::size_t n = 0; n < s.inputs; ++n) {
-      misses += outcomes[n].core != outcomes[n].verdict.exact ? 1u : 0u;
-      r.decisions[3].add(outcomes[n].core, outcomes[n].verdict.exact, outcomes[n].verdict.margin_ulps,
-                         [&] { return ball_record(s.seed, stratum.name, n, name, inputs[n]); });
-      count.fallbacks += inputs[n].fallback ? 1u : 0u;
+    r.begin_unit(s.inputs);
+    for (std::size_t k = 0; k < range.size(); ++k) {
+      misses += outcomes[k].core != outcomes[k].verdict.exact ? 1u : 0u;
+      r.decisions[3].add(outcomes[k].core, outcomes[k].verdict.exact, outcomes[k].verdict.margin_ulps,
+                         [&] { return ball_record(s.seed, stratum.name, range.first + k, name, inputs[k]); });
+      count.fallbacks += inputs[k].fallback ? 1u : 0u;
     }
-    count.count += s.inputs;
+    count.count += range.size();
   }
   table.back()["misclassified_in_part"] = misses;
 }
@@ -511,12 +518,14 @@ std::vector<StratumCount> all_strata() {
 std::vector<CalculationResult> run_bake_plan(RunContext& context) {
   const RunSettings& s = context.settings();
   // The brick range does not depend on the storage or the part: measured once.
+  // A shard measures its share (RunContext::shard_inputs) of each generator.
+  const InputRange share = context.shard_inputs(s.inputs);
   std::vector<std::vector<RangeOutcome>> ranges;
   for (const RangeStratum& stratum : kRangeStrata) {
-    std::vector<RangeOutcome> outcomes(s.inputs);
-    context.progress().begin(std::string(kId) + " " + stratum.name, s.inputs);
-    parallel_for(s.inputs, context.threads(), context.progress(), [&](std::size_t n) {
-      outcomes[n] = measure_range(generate_range(stratum, s.h, s.seed, n));
+    std::vector<RangeOutcome> outcomes(share.size());
+    context.progress().begin(std::string(kId) + " " + stratum.name, share.size());
+    parallel_for(share.size(), context.threads(), context.progress(), [&](std::size_t k) {
+      outcomes[k] = measure_range(generate_range(stratum, s.h, s.seed, share.first + k));
     });
     context.progress().end();
     ranges.push_back(std::move(outcomes));
@@ -531,8 +540,10 @@ std::vector<CalculationResult> run_bake_plan(RunContext& context) {
     std::uint64_t floor_differs_other_h = 0;
     for (std::size_t si = 0; si < std::size(kRangeStrata); ++si) {
       const RangeStratum& stratum = kRangeStrata[si];
-      for (std::size_t n = 0; n < ranges[si].size(); ++n) {
-        const RangeOutcome& o = ranges[si][n];
+      r.begin_unit(s.inputs);
+      for (std::size_t k = 0; k < ranges[si].size(); ++k) {
+        const std::size_t n = share.first + k;
+        const RangeOutcome& o = ranges[si][k];
         const auto record = [&] { return range_record(s.seed, stratum.name, n, o.input); };
         for (const LimitOutcome& l : o.limits) {
           if (stratum.kind == RangeKind::other_h) {

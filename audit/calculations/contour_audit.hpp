@@ -447,22 +447,34 @@ inline std::string decision_generator(Mesher mesher, Placement where) {
   return std::string(decision_name(mesher)) + (where == Placement::far ? "_far" : "");
 }
 
-/// Adds every site's crossing decision of one placement, in site order, then the
-/// core vertices at no crossing site. Returns {crossing sites, crossing sites without a core vertex}.
+/// Adds the crossing decisions of one placement: every site's, in site order,
+/// then the core vertices at no crossing site, each list a unit of which this
+/// shard adds its share (RunContext::shard_inputs). Returns, for the whole
+/// placement, {crossing sites, crossing sites without a core vertex}.
 inline std::array<std::size_t, 2> add_decisions(const Prepared& prepared, Mesher mesher, Placement where,
-                                                std::uint64_t seed, const std::string& part_name,
+                                                const RunContext& context, const std::string& part_name,
                                                 DecisionStats& decision) {
+  const std::uint64_t seed = context.settings().seed;
   const std::string generator = decision_generator(mesher, where);
   std::size_t crossing_sites = 0, missing = 0;
   for (std::size_t n = 0; n < prepared.candidates.size(); ++n) {
     const Candidate& c = prepared.candidates[n];
-    crossing_sites += c.crossing ? 1 : 0;
+    if (!c.crossing) continue;
+    ++crossing_sites;
+    if (prepared.vertex_of[n] < 0) ++missing;
+  }
+  decision.begin_unit();
+  const InputRange sites = context.shard_inputs(prepared.candidates.size());
+  for (std::size_t n = sites.first; n < sites.last; ++n) {
+    const Candidate& c = prepared.candidates[n];
     const bool core_has = prepared.vertex_of[n] >= 0;
-    missing += c.crossing && !core_has ? 1 : 0;
     decision.add(core_has ? "crossing" : "no crossing", c.crossing ? "crossing" : "no crossing", c.margin_ulps,
                  [&] { return InputRecord{seed, generator, n, part_name, {{"site", site_text(c.site)}}}; });
   }
-  for (std::size_t v : prepared.unmatched_core) {
+  decision.begin_unit();
+  const InputRange unmatched = context.shard_inputs(prepared.unmatched_core.size());
+  for (std::size_t u = unmatched.first; u < unmatched.last; ++u) {
+    const std::size_t v = prepared.unmatched_core[u];
     const auto& p = prepared.core.mesh.positions[v];
     decision.add("crossing", "no crossing (or already taken)", 0, [&] {
       return InputRecord{seed, generator + "_core_vertex", v, part_name,
@@ -486,7 +498,7 @@ void run_storage(const Spec& spec, RunContext& context, PartSubject& part, Calcu
   };
   const PartRun<S>& origin = run_at(Placement::origin);
   const auto [crossing_sites, missing] =
-      add_decisions(origin.prepared, spec.mesher, Placement::origin, settings.seed, part_name, r.decisions[0]);
+      add_decisions(origin.prepared, spec.mesher, Placement::origin, context, part_name, r.decisions[0]);
 
   nlohmann::json per_stratum = nlohmann::json::array();
   double max_error = 0, max_arithmetic = 0, max_storage = 0, max_method = 0;
@@ -497,21 +509,26 @@ void run_storage(const Spec& spec, RunContext& context, PartSubject& part, Calcu
     const PartRun<S>& run = run_at(stratum.where);
     const Prepared& prepared = run.prepared;
     if (first_use)  // the far copy's decisions count too
-      add_decisions(prepared, spec.mesher, stratum.where, settings.seed, part_name, r.decisions[0]);
+      add_decisions(prepared, spec.mesher, stratum.where, context, part_name, r.decisions[0]);
     const Field<double>& field = part.field<double>(stratum.where);
     bool fallback = false;
     const std::vector<std::size_t> sites = stratum_sites(prepared, stratum.site_class, fallback);
+    // Every shard prepares the whole part (sites, match, topology); the drawn
+    // vertices, the high-precision work, are split.
     const std::size_t count = sites.empty() ? 0 : vertices_per_stratum(settings.inputs);
-    std::vector<Outcome> outcomes(count);
-    context.progress().begin(std::string(spec.id) + " " + part_name + " " + stratum.name, count);
-    parallel_for(count, context.threads(), context.progress(), [&](std::size_t n) {
-      outcomes[n] = measure(prepared, draw_site(settings.seed, spec.id, stratum.name, n, sites), field, *run.grid,
-                            run.nodes, with_method);
+    const InputRange range = context.shard_inputs(count);
+    std::vector<Outcome> outcomes(range.size());
+    context.progress().begin(std::string(spec.id) + " " + part_name + " " + stratum.name, range.size());
+    parallel_for(range.size(), context.threads(), context.progress(), [&](std::size_t k) {
+      outcomes[k] = measure(prepared, draw_site(settings.seed, spec.id, stratum.name, range.first + k, sites), field,
+                            *run.grid, run.nodes, with_method);
     });
     context.progress().end();
+    r.begin_unit(count);
     std::size_t flips = 0, unmatched = 0;
-    for (std::size_t n = 0; n < count; ++n) {
-      const Outcome& o = outcomes[n];
+    for (std::size_t k = 0; k < range.size(); ++k) {
+      const std::size_t n = range.first + k;
+      const Outcome& o = outcomes[k];
       if (!o.matched) {
         ++unmatched;  // counted by the decision above
         continue;
@@ -540,11 +557,11 @@ void run_storage(const Spec& spec, RunContext& context, PartSubject& part, Calcu
       }
     }
     sign_flips += flips;
-    r.strata[si].count += count;
-    r.strata[si].fallbacks += fallback ? count : 0;
+    r.strata[si].count += range.size();
+    r.strata[si].fallbacks += fallback ? range.size() : 0;
     per_stratum.push_back({{"generator", stratum.name},
                            {"sites_in_class", sites.size()},
-                           {"audited", count},
+                           {"audited", range.size()},
                            {"without_core_vertex", unmatched},
                            {"exact_sign_differs", flips}});
   }

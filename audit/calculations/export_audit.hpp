@@ -12,6 +12,7 @@
 //            random normals (one mesh per run, not per part).
 // A number is exact when it reads back bit for bit (the sign of zero included);
 // binary STL's float32 must be the float nearest the double (ties to even).
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
@@ -184,14 +185,26 @@ inline ErrorValue position_error(const std::array<double, 3>& read, const std::a
 
 /// Comparison of one written file with the mesh it was written from.
 struct FileCheck {
-  std::vector<ErrorValue> errors;          ///< per position read (STL: per triangle corner)
+  std::vector<ErrorValue> errors;          ///< per position read (STL: per triangle corner) in the range
   std::vector<std::array<double, 3>> written;  ///< the mesh's position for each read one
   std::uint64_t mismatches = 0;            ///< numbers or indices that are not what an exact format must give
   std::uint64_t numbers = 0;               ///< numbers compared
   double max_h = 0;
 };
 
-inline FileCheck check_file(const TriangleMesh& mesh, MeshFormat format, const TempDir& dir, double h) {
+/// The positions a file of `mesh` in `format` is compared at: STL writes each
+/// triangle's corners, the indexed formats each position once.
+inline std::size_t compared_positions(const TriangleMesh& mesh, MeshFormat format) {
+  const bool stl = format == MeshFormat::stl_binary || format == MeshFormat::stl_ascii;
+  return stl ? 3 * mesh.triangles.size() : mesh.positions.size();
+}
+
+/// Writes the whole mesh and reads it back, comparing the positions (and
+/// normals) with index in `range` and, when `whole_file` is set, what belongs
+/// to the file as a whole (the triangles, how many normals and positions were
+/// read), so shards comparing disjoint ranges add up to one full comparison.
+inline FileCheck check_file(const TriangleMesh& mesh, MeshFormat format, const TempDir& dir, double h,
+                            InputRange range, bool whole_file) {
   const std::string path = dir.file("mesh");
   write_mesh(mesh, path, format);
   const reference::ParsedMesh read = parse(format, read_bytes(path));
@@ -203,19 +216,19 @@ inline FileCheck check_file(const TriangleMesh& mesh, MeshFormat format, const T
       for (std::uint32_t corner : t) expected.push_back(mesh.positions[corner]);
   } else {
     expected = mesh.positions;
-    if (read.triangles != mesh.triangles) ++check.mismatches;
-    if (read.normals.size() != mesh.normals.size()) ++check.mismatches;
-    for (std::size_t v = 0; v < std::min(read.normals.size(), mesh.normals.size()); ++v)
+    if (whole_file && read.triangles != mesh.triangles) ++check.mismatches;
+    if (whole_file && read.normals.size() != mesh.normals.size()) ++check.mismatches;
+    for (std::size_t v = range.first; v < std::min({range.last, read.normals.size(), mesh.normals.size()}); ++v)
       for (std::size_t a = 0; a < 3; ++a) {
         ++check.numbers;
         if (!same_bits(read.normals[v][a], mesh.normals[v][a])) ++check.mismatches;
       }
   }
   if (read.positions.size() != expected.size()) {
-    ++check.mismatches;
+    if (whole_file) ++check.mismatches;
     return check;
   }
-  for (std::size_t n = 0; n < expected.size(); ++n) {
+  for (std::size_t n = range.first; n < std::min(range.last, expected.size()); ++n) {
     for (std::size_t a = 0; a < 3; ++a) {
       ++check.numbers;
       const bool ok = format == MeshFormat::stl_binary
@@ -225,8 +238,8 @@ inline FileCheck check_file(const TriangleMesh& mesh, MeshFormat format, const T
     }
     check.errors.push_back(position_error(read.positions[n], expected[n], h));
     check.max_h = std::fmax(check.max_h, *check.errors.back().h);
+    check.written.push_back(expected[n]);
   }
-  check.written = std::move(expected);
   return check;
 }
 
@@ -251,12 +264,17 @@ inline std::vector<CalculationResult> run(const Spec& spec, RunContext& context)
     std::uint64_t numbers = 0;
     const auto add = [&](const TriangleMesh& mesh, Source source, std::size_t f, const std::string& part_name) {
       const Format& format = spec.formats[f];
-      const FileCheck check = check_file(mesh, format.format, dir, settings.h);
+      // Every shard writes and reads the whole file and compares its share of
+      // the positions; shard 0 also counts the file's whole-file mismatches.
+      const std::size_t count = compared_positions(mesh, format.format);
+      const InputRange range = context.shard_inputs(count);
+      const FileCheck check = check_file(mesh, format.format, dir, settings.h, range, settings.shard.index == 0);
       const std::string name = stratum_name(source, format);
-      for (std::size_t n = 0; n < check.errors.size(); ++n)
-        r.error.add(check.errors[n], [&] {
-          const auto& p = check.written[n];
-          return InputRecord{settings.seed, name, n, part_name,
+      r.begin_unit(count);
+      for (std::size_t k = 0; k < check.errors.size(); ++k)
+        r.error.add(check.errors[k], [&] {
+          const auto& p = check.written[k];
+          return InputRecord{settings.seed, name, range.first + k, part_name,
                              {{"x", hex_float(p[0])}, {"y", hex_float(p[1])}, {"z", hex_float(p[2])}}};
         });
       *r.mismatches += check.mismatches;
@@ -317,7 +335,8 @@ inline std::vector<ReplayValue> replay(const Spec& spec, RunContext& context, co
       mesh.positions = {p};
       mesh.triangles = {{0, 0, 0}};
       const TempDir dir;
-      const FileCheck check = check_file(mesh, spec.formats[f].format, dir, context.settings().h);
+      const FileCheck check =
+          check_file(mesh, spec.formats[f].format, dir, context.settings().h, {0, compared_positions(mesh, spec.formats[f].format)}, true);
       if (check.errors.empty()) throw Error(ErrorCode::badfile, std::string(spec.id) + ": replay: nothing read back");
       return {{"error", hex_float(check.errors[0].result), hex_float(check.errors[0].reference)}};
     }

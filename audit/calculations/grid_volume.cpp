@@ -144,7 +144,15 @@ std::vector<CalculationResult> run_grid_volume(RunContext& context) {
     r.arithmetic = r.storage_error = r.method = ErrorStats(false, true);
     r.strata.push_back({kGenerator, "each default part of the run, baked at the run's h and band", 0, 0});
   }
+  // A part is one indivisible input: a shard measures the parts in its share
+  // of the part list (RunContext::shard_inputs), each a unit of one input, and
+  // only those parts' rows (merge concatenates the rows in shard order).
+  const InputRange owned = context.shard_inputs(context.part_count());
   for (std::size_t part_index = 0; part_index < context.part_count(); ++part_index) {
+    if (part_index < owned.first || part_index >= owned.last) {
+      for (CalculationResult& r : results) r.begin_unit(1);
+      continue;
+    }
     PartSubject& part = context.part(part_index);
     const DefaultPart& info = part.part();
     const Field<double>& field = part.field<double>(Placement::origin);
@@ -165,6 +173,7 @@ std::vector<CalculationResult> run_grid_volume(RunContext& context) {
       else run_storage(part.grid<double>(Placement::origin));
 
       CalculationResult& r = results[s];
+      r.begin_unit(1);
       const HighPrecision core(v.core);
       auto record = [&] {
         return InputRecord{settings.seed, kGenerator, part_index, info.name,

@@ -66,6 +66,7 @@ const std::vector<Calculation>& calculations() {
           "the exact index as a double; no arithmetic / storage / method split (nothing is read back).",
           &runs::run_bake_plan,
           &runs::replay_bake_plan,
+          /*splits_inputs=*/true,
       },
       {
           "bake.node_values",
@@ -187,6 +188,7 @@ const std::vector<Calculation>& calculations() {
           "relative.",
           &runs::run_grid_volume,
           &runs::replay_grid_volume,
+          /*splits_inputs=*/true,
       },
       {
           "mesh.weld",
@@ -375,6 +377,7 @@ const std::vector<Calculation>& calculations() {
           kContourErrors,
           &runs::run_contour_surface_nets,
           &runs::replay_contour_surface_nets,
+          /*splits_inputs=*/true,
       },
       {
           "contour.marching_cubes",
@@ -395,6 +398,7 @@ const std::vector<Calculation>& calculations() {
           kContourErrors,
           &runs::run_contour_marching_cubes,
           &runs::replay_contour_marching_cubes,
+          /*splits_inputs=*/true,
       },
       {
           "export.stl",
@@ -417,6 +421,7 @@ const std::vector<Calculation>& calculations() {
           "no arithmetic / storage / method split.",
           &runs::run_export_stl,
           &runs::replay_export_stl,
+          /*splits_inputs=*/true,
       },
       {
           "export.obj",
@@ -433,6 +438,7 @@ const std::vector<Calculation>& calculations() {
           "method split.",
           &runs::run_export_obj,
           &runs::replay_export_obj,
+          /*splits_inputs=*/true,
       },
       {
           "export.ply",
@@ -452,6 +458,7 @@ const std::vector<Calculation>& calculations() {
           "do not read back bit for bit, and faces that differ. No arithmetic / storage / method split.",
           &runs::run_export_ply,
           &runs::replay_export_ply,
+          /*splits_inputs=*/true,
       },
   };
   return list;

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <iterator>
 #include <limits>
+#include <map>
 #include <optional>
 #include <set>
 
@@ -191,6 +192,8 @@ DetailRule detail_rule(const std::vector<std::string>& keys) {
     if (*key == "count" || key->starts_with("count_") || key->ends_with("_count") || *key == "fallbacks" ||
         *key == "mismatches" || key->ends_with("_differs") || key->starts_with("misclassified"))
       return DetailRule::add;
+    if (*key == "positions" || *key == "numbers_compared") return DetailRule::add;  // export.*
+    if (*key == "audited" || *key == "without_core_vertex") return DetailRule::add;  // contour.*
     if (key->starts_with("max")) return DetailRule::max;
     if (key->starts_with("min")) return DetailRule::min;
   }
@@ -270,6 +273,12 @@ json merge_details(const std::vector<const json*>& values, const std::string& po
   return first;
 }
 
+/// Details lists of calculations that deal whole units (a part each) to the
+/// shards: each shard lists only its own units' rows, and merge concatenates
+/// the lists in shard order, the single run's order since every shard owns a
+/// contiguous share of the units (RunContext::shard_inputs).
+const std::map<std::string_view, std::vector<std::string>> kConcatenatedDetails{{"grid.volume", {"/by_part"}}};
+
 /// One calculation and storage joined from the entry of every shard, in shard
 /// index order (`names` likewise): counts add, statistics and decisions merge
 /// exactly, details by merge_details, and the measured class and gate are
@@ -297,10 +306,28 @@ json join_entries(const Calculation& calculation, const std::vector<const json*>
     for (std::size_t d = 0; d < first["decisions"].size(); ++d) out["decisions"][d] = merge_decision(parts, d, names);
   if (first.contains("mismatches")) out["mismatches"] = sum_of(parts, "/mismatches", names);
   if (first.contains("details")) {
+    const auto concatenated = kConcatenatedDetails.find(calculation.id);
+    std::vector<json> copies;
+    json lists = json::object();
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+      copies.push_back(field_at(*parts[i], "/details", names[i]));
+      if (concatenated == kConcatenatedDetails.end()) continue;
+      for (const std::string& pointer : concatenated->second) {
+        const json::json_pointer at(pointer);
+        if (!copies.back().contains(at) || !copies.back()[at].is_array())
+          refuse(names[i], where + "/details" + pointer, "expected a list");
+        json& list = copies.back()[at];
+        json& joined = lists[pointer];
+        if (joined.is_null()) joined = json::array();
+        for (json& row : list) joined.push_back(std::move(row));
+        list = json::array();
+      }
+    }
     std::vector<const json*> details;
-    for (std::size_t i = 0; i < parts.size(); ++i) details.push_back(&field_at(*parts[i], "/details", names[i]));
+    for (const json& copy : copies) details.push_back(&copy);
     std::vector<std::string> keys;
     out["details"] = merge_details(details, where + "/details", keys, names);
+    for (const auto& [pointer, joined] : lists.items()) out["details"][json::json_pointer(pointer)] = joined;
   }
 
   const json& error = out["error"];

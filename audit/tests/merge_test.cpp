@@ -29,13 +29,13 @@ json shard(unsigned index, json entries, json inputs, double seconds) {
 }
 
 TEST(Merge, JoinsShardsInRegistryOrderAndDropsTheShardSection) {
-  const json a = shard(0, {entry("grid.key", "float"), entry("grid.volume", "float")}, {{"grid.key", 1}}, 1.5);
+  const json a = shard(0, {entry("grid.key", "float"), entry("mesh.edge_key", "float")}, {{"grid.key", 1}}, 1.5);
   const json b = shard(1, {entry("grid.world_box", "float")}, {{"grid.world_box", 2}}, 2.0);
   const json merged = merge_reports({b, a}, {"b", "a"});
   ASSERT_EQ(merged["calculations"].size(), 3u);
   EXPECT_EQ(merged["calculations"][0]["id"], "grid.key");
   EXPECT_EQ(merged["calculations"][1]["id"], "grid.world_box");
-  EXPECT_EQ(merged["calculations"][2]["id"], "grid.volume");
+  EXPECT_EQ(merged["calculations"][2]["id"], "mesh.edge_key");
   EXPECT_EQ(merged["settings"]["inputs"], (json{{"grid.key", 1}, {"grid.world_box", 2}}));
   EXPECT_EQ(merged["run_seconds"], 3.5);
   EXPECT_FALSE(merged.contains("shard"));
@@ -112,8 +112,8 @@ CalculationResult split_result(std::size_t index, std::size_t count) {
   return r;
 }
 
-json split_entry(const CalculationResult& r, bool shard) {
-  json e = calculation_json(*find_calculation("grid.sample"), r, "");
+json split_entry(const CalculationResult& r, bool shard, const char* id = "grid.sample") {
+  json e = calculation_json(*find_calculation(id), r, "");
   e["properties"] = {{"tests", {"p"}}};
   e["gate"] = gate_json({});
   if (shard) e["shard_data"] = shard_data_json(r);
@@ -137,6 +137,36 @@ TEST(Merge, JoinsASplitCalculationIntoTheSingleRunsEntryTiesIncluded) {
   // The ties (h = 3, margin 0) keep the earlier input of the single run first.
   EXPECT_EQ(single["error"]["worst"][1]["index"], 1);
   EXPECT_EQ(single["decisions"][0]["closest"][0]["generator"], "b");  // misclassified first
+}
+
+/// split_result with details as grid.volume writes them when it deals whole
+/// parts (3 in all) to the shards: rows of its own parts, a count of numbers.
+CalculationResult whole_units_result(std::size_t index, std::size_t count) {
+  CalculationResult r = split_result(index, count);
+  json rows = json::array();
+  for (std::size_t part = 3 * index / count; part < 3 * (index + 1) / count; ++part)
+    rows.push_back({{"part", part}, {"core", 0.5 * static_cast<double>(part)}});
+  r.details = {{"by_part", rows}, {"numbers_compared", r.error.count()}, {"note", "the same in every shard"}};
+  return r;
+}
+
+TEST(Merge, ConcatenatesTheRowsOfWholeUnitsInShardOrder) {
+  const json single = split_entry(whole_units_result(0, 1), false, "grid.volume");
+  ASSERT_EQ(single["details"]["by_part"].size(), 3u);
+  std::vector<json> shards;
+  for (unsigned i = 0; i < 3; ++i) {
+    json report = shard(i, {split_entry(whole_units_result(i, 3), true, "grid.volume")}, json::object(), 1);
+    report["shard"]["count"] = 3;
+    shards.push_back(report);
+  }
+  const json merged = merge_reports({shards[1], shards[2], shards[0]}, {"s1", "s2", "s0"});
+  json joined = merged["calculations"][0];
+  for (const char* timing : {"seconds", "evaluations_per_second", "evaluations_per_second_null_reason"})
+    joined.erase(timing);
+  EXPECT_EQ(joined, single) << joined.dump(1) << "\n" << single.dump(1);
+  // The same rows split the same way are refused where they are not concatenated.
+  for (json& report : shards) report["calculations"][0]["id"] = "grid.sample";
+  EXPECT_THROW(merge_reports(shards, {"s0", "s1", "s2"}), Error);
 }
 
 TEST(Merge, RefusesSplitEntriesMissingAShardOrTheirShardData) {
