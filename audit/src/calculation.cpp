@@ -104,6 +104,7 @@ const std::vector<Calculation>& calculations() {
           "2^51). An integer is right or wrong, so no arithmetic / storage / method split.",
           &runs::run_grid_key,
           &runs::replay_grid_key,
+          /*splits_inputs=*/true,
       },
       {
           "grid.sample",
@@ -166,6 +167,7 @@ const std::vector<Calculation>& calculations() {
           "discretised: no arithmetic / storage / method split.",
           &runs::run_grid_world_box,
           &runs::replay_grid_world_box,
+          /*splits_inputs=*/true,
       },
       {
           "grid.volume",
@@ -297,6 +299,7 @@ const std::vector<Calculation>& calculations() {
           "scale). A stored value has no arithmetic or method to separate.",
           &runs::run_field_density_store,
           &runs::replay_field_density_store,
+          /*splits_inputs=*/true,
       },
       {
           "field.density_value",
@@ -354,6 +357,7 @@ const std::vector<Calculation>& calculations() {
           "Decision order: two nearby keys' order vs the 128-bit order.",
           &runs::run_mesh_edge_key,
           &runs::replay_mesh_edge_key,
+          /*splits_inputs=*/true,
       },
       {
           "contour.surface_nets",

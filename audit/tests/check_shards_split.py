@@ -7,10 +7,25 @@ Every calculation entry that carries shard_data (a calculation that splits its
 inputs) must be in every shard, for the same storages, and hold inputs there:
 each generator's inputs are dealt to the shards in contiguous shares, so with
 at least as many inputs as shards every shard draws some of each. At least one
-such calculation must be present, or the split was not exercised.
+such calculation must be present, or the split was not exercised. Each
+calculation in MUST_SPLIT that a shard report holds must be a split one.
 """
 import json
 import sys
+
+# Calculations that split their inputs (splits_inputs in the registry).
+MUST_SPLIT = (
+    "bake.node_values",
+    "grid.key",
+    "grid.sample",
+    "grid.gradient",
+    "grid.world_box",
+    "mesh.node_distance",
+    "field.density_store",
+    "field.density_value",
+    "field.eval",
+    "mesh.edge_key",
+)
 
 
 def split_entries(report):
@@ -28,6 +43,11 @@ def main(argv):
     if not keys[0]:
         print(f"{paths[0]}: no calculation entry splits its inputs")
         failed = True
+    for path, report in zip(paths, reports):
+        whole = sorted({e["id"] for e in report["calculations"] if "shard_data" not in e} & set(MUST_SPLIT))
+        if whole:
+            print(f"{path}: {whole} must split their inputs but were run whole")
+            failed = True
     totals = {}
     for report in reports:
         for key, entry in split_entries(report).items():

@@ -29,27 +29,27 @@ json shard(unsigned index, json entries, json inputs, double seconds) {
 }
 
 TEST(Merge, JoinsShardsInRegistryOrderAndDropsTheShardSection) {
-  const json a = shard(0, {entry("grid.key", "float"), entry("grid.volume", "float")}, {{"grid.key", 1}}, 1.5);
-  const json b = shard(1, {entry("grid.world_box", "float")}, {{"grid.world_box", 2}}, 2.0);
+  const json a = shard(0, {entry("bake.plan", "float"), entry("export.stl", "float")}, {{"bake.plan", 1}}, 1.5);
+  const json b = shard(1, {entry("grid.volume", "float")}, {{"grid.volume", 2}}, 2.0);
   const json merged = merge_reports({b, a}, {"b", "a"});
   ASSERT_EQ(merged["calculations"].size(), 3u);
-  EXPECT_EQ(merged["calculations"][0]["id"], "grid.key");
-  EXPECT_EQ(merged["calculations"][1]["id"], "grid.world_box");
-  EXPECT_EQ(merged["calculations"][2]["id"], "grid.volume");
-  EXPECT_EQ(merged["settings"]["inputs"], (json{{"grid.key", 1}, {"grid.world_box", 2}}));
+  EXPECT_EQ(merged["calculations"][0]["id"], "bake.plan");
+  EXPECT_EQ(merged["calculations"][1]["id"], "grid.volume");
+  EXPECT_EQ(merged["calculations"][2]["id"], "export.stl");
+  EXPECT_EQ(merged["settings"]["inputs"], (json{{"bake.plan", 1}, {"grid.volume", 2}}));
   EXPECT_EQ(merged["run_seconds"], 3.5);
   EXPECT_FALSE(merged.contains("shard"));
 }
 
 TEST(Merge, RefusesARepeatedShardOtherSettingsAndACalculationInTwoShards) {
-  const json a = shard(0, {entry("grid.key", "float")}, json::object(), 1);
-  json b = shard(1, {entry("grid.world_box", "float")}, json::object(), 1);
+  const json a = shard(0, {entry("bake.plan", "float")}, json::object(), 1);
+  json b = shard(1, {entry("grid.volume", "float")}, json::object(), 1);
   EXPECT_THROW(merge_reports({a, a}, {"a", "a"}), Error);
   json other = b;
   other["settings"]["h"] = 0.03125;
   EXPECT_THROW(merge_reports({a, other}, {"a", "other"}), Error);
   json twice = b;
-  twice["calculations"] = {entry("grid.key", "double")};
+  twice["calculations"] = {entry("bake.plan", "double")};
   EXPECT_THROW(merge_reports({a, twice}, {"a", "twice"}), Error);
   json unsharded = b;
   unsharded.erase("shard");
@@ -57,11 +57,11 @@ TEST(Merge, RefusesARepeatedShardOtherSettingsAndACalculationInTwoShards) {
 }
 
 TEST(Merge, TakesTheWholeRunSectionsFromShardZeroAndRecomputesTheComparisonRows) {
-  json a = shard(0, {entry("grid.key", "float")}, json::object(), 1);
+  json a = shard(0, {entry("bake.plan", "float")}, json::object(), 1);
   a["claims"] = json::array({{{"id", "c"}, {"verdict", "verified"}}});
   a["refinement"] = {{"h", {0.5}}};
   a["comparison"] = {{"rows", {{{"id", "stale"}}}}, {"verdict", {{"decision", "keep float"}}}};
-  json b = shard(1, {entry("grid.world_box", "float")}, json::object(), 1);
+  json b = shard(1, {entry("grid.volume", "float")}, json::object(), 1);
   b["sections_missing"] = {"claims", "refinement", "comparison"};
   const json merged = merge_reports({b, a}, {"b", "a"});
   EXPECT_EQ(merged["claims"], a["claims"]);
@@ -77,9 +77,9 @@ TEST(Merge, TakesTheWholeRunSectionsFromShardZeroAndRecomputesTheComparisonRows)
 }
 
 TEST(Merge, FailsWhenAShardFailedItsClaimsAndNamesWhatIsStillMissing) {
-  json a = shard(0, {entry("grid.key", "float")}, json::object(), 1);
+  json a = shard(0, {entry("bake.plan", "float")}, json::object(), 1);
   a["gate"]["status"] = "fail";  // its entries passed: a claim gate failed
-  const json b = shard(1, {entry("grid.world_box", "float")}, json::object(), 1);
+  const json b = shard(1, {entry("grid.volume", "float")}, json::object(), 1);
   const json merged = merge_reports({a, b}, {"a", "b"});
   EXPECT_EQ(merged["gate"]["status"], "fail");
   EXPECT_EQ(merged["sections_missing"], (json{"claims", "refinement", "comparison"}));
@@ -137,6 +137,44 @@ TEST(Merge, JoinsASplitCalculationIntoTheSingleRunsEntryTiesIncluded) {
   // The ties (h = 3, margin 0) keep the earlier input of the single run first.
   EXPECT_EQ(single["error"]["worst"][1]["index"], 1);
   EXPECT_EQ(single["decisions"][0]["closest"][0]["generator"], "b");  // misclassified first
+}
+
+/// split_result with details as a split calculation writes them: a table that
+/// is not a count, each unit's first examples (inputs with h = 3) capped as
+/// the calculations cap them, and one input's flag.
+CalculationResult with_examples(unsigned index, unsigned count) {
+  CalculationResult r = split_result(index, count);
+  const std::size_t unit_inputs[] = {7, 5};
+  const std::size_t threes[2][3] = {{1, 3, 5}, {0, 2, 4}};  // where split_result's h is 3
+  json examples = json::array();
+  bool flag = false;
+  for (std::size_t u = 0; u < 2; ++u)
+    for (std::size_t n : threes[u])
+      if (unit_inputs[u] * index / count <= n && n < unit_inputs[u] * (index + 1) / count) {
+        if (examples.size() < ErrorStats::kWorstKept) examples.push_back({{"generator", u == 0 ? "a" : "b"}, {"index", n}});
+        flag = flag || (u == 0 && n == 3);
+      }
+  r.details = {{"by_corner_count", {{{"corners", 5}}}},
+               {"mismatch_examples", examples},
+               {"rows", {{{"box_missing_or_extra", flag}}}}};
+  return r;
+}
+
+TEST(Merge, JoinsExampleListsInTheSingleRunsOrderAndFlagsAndKeepsTables) {
+  const json single = split_entry(with_examples(0, 1), false);
+  std::vector<json> shards;
+  for (unsigned i = 0; i < 3; ++i) {
+    json report = shard(i, {split_entry(with_examples(i, 3), true)}, json::object(), 1);
+    report["shard"]["count"] = 3;
+    shards.push_back(report);
+  }
+  const json merged = merge_reports({shards[1], shards[2], shards[0]}, {"s1", "s2", "s0"});
+  EXPECT_EQ(merged["calculations"][0]["details"], single["details"]) << merged["calculations"][0]["details"].dump();
+  EXPECT_EQ(single["details"]["mismatch_examples"].size(), ErrorStats::kWorstKept);
+  EXPECT_EQ(single["details"]["mismatch_examples"][3]["generator"], "b");
+  // An example naming a generator the entry lacks cannot be ordered.
+  shards[1]["calculations"][0]["details"]["mismatch_examples"][0]["generator"] = "z";
+  EXPECT_THROW(merge_reports(shards, {"s0", "s1", "s2"}), Error);
 }
 
 TEST(Merge, RefusesSplitEntriesMissingAShardOrTheirShardData) {
