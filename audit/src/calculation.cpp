@@ -207,6 +207,7 @@ const std::vector<Calculation>& calculations() {
           "method split.",
           &runs::run_mesh_weld,
           &runs::replay_mesh_weld,
+          /*splits_inputs=*/true,
       },
       {
           "mesh.normals",
@@ -224,6 +225,7 @@ const std::vector<Calculation>& calculations() {
           "split.",
           &runs::run_mesh_normals,
           &runs::replay_mesh_normals,
+          /*splits_inputs=*/true,
       },
       {
           "mesh.node_distance",
@@ -265,6 +267,7 @@ const std::vector<Calculation>& calculations() {
           "method split.",
           &runs::run_mesh_closest_point,
           &runs::replay_mesh_closest_point,
+          /*splits_inputs=*/true,
       },
       {
           "mesh.ray_parity",
@@ -284,6 +287,7 @@ const std::vector<Calculation>& calculations() {
           "a far brick holds only the marker.",
           &runs::run_mesh_ray_parity,
           &runs::replay_mesh_ray_parity,
+          /*splits_inputs=*/true,
       },
       {
           "field.density_store",

@@ -251,7 +251,8 @@ json merge_counts_by_name(const std::vector<const json*>& values, const std::str
   for (std::size_t i = 0; i < values.size(); ++i) {
     if (!values[i]->is_object()) refuse(names[i], pointer, "counts by name that are not an object");
     for (const auto& [name, count] : values[i]->items()) {
-      if (!count.is_number_unsigned()) refuse(names[i], pointer + "/" + pointer_token(name), "a count that is not a whole number");
+      if (!count.is_number_integer() || count.get<std::int64_t>() < 0)
+        refuse(names[i], pointer + "/" + pointer_token(name), "a count that is not a whole number");
       out[name] = out.value(name, std::uint64_t{0}) + count.get<std::uint64_t>();
     }
   }

@@ -1,5 +1,7 @@
 #include "distgrid/audit/merge.hpp"
 
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include "distgrid/audit/calculation.hpp"
@@ -146,6 +148,7 @@ CalculationResult with_examples(unsigned index, unsigned count) {
   CalculationResult r = split_result(index, count);
   const std::size_t unit_inputs[] = {7, 5};
   const std::size_t threes[2][3] = {{1, 3, 5}, {0, 2, 4}};  // where split_result's h is 3
+  const double h[2][7] = {{1, 3, 0.5, 3, 1e-300, 3, 2}, {3, 1e16, 3, 0.25, 3, 0, 0}};  // as split_result
   json examples = json::array();
   bool flag = false;
   for (std::size_t u = 0; u < 2; ++u)
@@ -154,13 +157,26 @@ CalculationResult with_examples(unsigned index, unsigned count) {
         if (examples.size() < ErrorStats::kWorstKept) examples.push_back({{"generator", u == 0 ? "a" : "b"}, {"index", n}});
         flag = flag || (u == 0 && n == 3);
       }
+  // Counts by name: only the shard drawing h = 1e16 names "huge".
+  json by_size = json::object();
+  double smallest = 1e300, largest = 0;
+  for (std::size_t u = 0; u < 2; ++u)
+    for (std::size_t n = unit_inputs[u] * index / count; n < unit_inputs[u] * (index + 1) / count; ++n) {
+      const char* name = h[u][n] > 10 ? "huge" : h[u][n] >= 1 ? "large" : "small";
+      by_size[name] = by_size.value(name, 0) + 1;
+      smallest = std::min(smallest, h[u][n]);
+      largest = std::max(largest, h[u][n]);
+    }
   r.details = {{"by_corner_count", {{{"corners", 5}}}},
                {"mismatch_examples", examples},
+               {"exact_features", by_size},
+               {"smallest_h", smallest},
+               {"largest_h", largest},
                {"rows", {{{"box_missing_or_extra", flag}}}}};
   return r;
 }
 
-TEST(Merge, JoinsExampleListsInTheSingleRunsOrderAndFlagsAndKeepsTables) {
+TEST(Merge, JoinsExampleListsCountsByNameExtremesAndFlagsAndKeepsTables) {
   const json single = split_entry(with_examples(0, 1), false);
   std::vector<json> shards;
   for (unsigned i = 0; i < 3; ++i) {
@@ -172,6 +188,8 @@ TEST(Merge, JoinsExampleListsInTheSingleRunsOrderAndFlagsAndKeepsTables) {
   EXPECT_EQ(merged["calculations"][0]["details"], single["details"]) << merged["calculations"][0]["details"].dump();
   EXPECT_EQ(single["details"]["mismatch_examples"].size(), ErrorStats::kWorstKept);
   EXPECT_EQ(single["details"]["mismatch_examples"][3]["generator"], "b");
+  EXPECT_EQ(single["details"]["exact_features"]["huge"], 1);
+  EXPECT_EQ(single["details"]["smallest_h"], 1e-300);
   // An example naming a generator the entry lacks cannot be ordered.
   shards[1]["calculations"][0]["details"]["mismatch_examples"][0]["generator"] = "z";
   EXPECT_THROW(merge_reports(shards, {"s0", "s1", "s2"}), Error);
