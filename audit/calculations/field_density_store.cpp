@@ -115,9 +115,12 @@ ErrorValue value_error(double stored, double given) {
 
 std::vector<CalculationResult> run_field_density_store(RunContext& context) {
   const RunSettings& s = context.settings();
+  // This shard's share of each generator; a value is stored alone (replay
+  // stores a block of one), so blocks may start anywhere.
+  const InputRange range = context.shard_inputs(s.inputs);
   std::vector<std::vector<double>> given(std::size(kStrata));
   for (std::size_t si = 0; si < std::size(kStrata); ++si)
-    for (std::size_t n = 0; n < s.inputs; ++n) given[si].push_back(generate_value(kStrata[si], s.seed, n));
+    for (std::size_t n = range.first; n < range.last; ++n) given[si].push_back(generate_value(kStrata[si], s.seed, n));
   std::vector<CalculationResult> out;
   for (Storage storage : s.storages) {
     CalculationResult r;
@@ -125,30 +128,32 @@ std::vector<CalculationResult> run_field_density_store(RunContext& context) {
     r.error = ErrorStats(false, false);
     nlohmann::json table = nlohmann::json::array();
     for (std::size_t si = 0; si < std::size(kStrata); ++si) {
-      const std::size_t blocks = (s.inputs + kPerMap - 1) / kPerMap;
+      const std::size_t blocks = (range.size() + kPerMap - 1) / kPerMap;
       std::vector<std::vector<double>> stored(blocks);
       context.progress().begin(std::string(kId) + " " + kStrata[si].name, blocks);
       parallel_for(blocks, context.threads(), context.progress(), [&](std::size_t b) {
         const auto first = given[si].begin() + static_cast<std::ptrdiff_t>(b * kPerMap);
-        const auto last = given[si].begin() + static_cast<std::ptrdiff_t>(std::min(s.inputs, (b + 1) * kPerMap));
+        const auto last = given[si].begin() + static_cast<std::ptrdiff_t>(std::min(range.size(), (b + 1) * kPerMap));
         const std::vector<double> block(first, last);
         stored[b] = storage == Storage::float32 ? stored_values<float>(block) : stored_values<double>(block);
       });
       context.progress().end();
       double most = 0;
       std::size_t changed = 0;
-      for (std::size_t n = 0; n < s.inputs; ++n) {
-        const double value = stored[n / kPerMap][n % kPerMap];
-        const ErrorValue e = value_error(value, given[si][n]);
+      r.begin_unit(s.inputs);
+      for (std::size_t k = 0; k < range.size(); ++k) {
+        const std::size_t n = range.first + k;
+        const double value = stored[k / kPerMap][k % kPerMap];
+        const ErrorValue e = value_error(value, given[si][k]);
         changed += e.abs > 0 ? 1u : 0u;
         most = std::fmax(most, e.ulps);
         r.error.add(e, [&] {
-          return InputRecord{s.seed, kStrata[si].name, n, "", {{"value", hex_float(given[si][n])}}};
+          return InputRecord{s.seed, kStrata[si].name, n, "", {{"value", hex_float(given[si][k])}}};
         });
       }
-      r.strata.push_back({kStrata[si].name, kStrata[si].description, s.inputs, 0});
+      r.strata.push_back({kStrata[si].name, kStrata[si].description, range.size(), 0});
       table.push_back({{"generator", kStrata[si].name},
-                       {"count", s.inputs},
+                       {"count", range.size()},
                        {"changed_by_storage", changed},
                        {"max_ulps_of_full_scale", finite_or_null(most)}});
     }

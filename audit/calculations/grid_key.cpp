@@ -143,13 +143,17 @@ std::vector<CalculationResult> run_grid_key(RunContext& context) {
   nlohmann::json examples = nlohmann::json::array();
   for (const StratumSpec& stratum : kStrata) {
     const std::size_t count = stratum_count(stratum.kind, settings.inputs);
-    std::vector<Outcome> outcomes(count);
-    context.progress().begin(std::string(kId) + " " + stratum.name, count);
-    parallel_for(count, context.threads(), context.progress(),
-                 [&](std::size_t n) { outcomes[n] = check(generate_input(stratum.kind, settings.seed, n)); });
+    const InputRange range = context.shard_inputs(count);
+    std::vector<Outcome> outcomes(range.size());
+    context.progress().begin(std::string(kId) + " " + stratum.name, range.size());
+    parallel_for(range.size(), context.threads(), context.progress(), [&](std::size_t k) {
+      outcomes[k] = check(generate_input(stratum.kind, settings.seed, range.first + k));
+    });
     context.progress().end();
-    for (std::size_t n = 0; n < count; ++n) {
-      const Outcome& o = outcomes[n];
+    result.begin_unit(count);
+    for (std::size_t k = 0; k < range.size(); ++k) {
+      const std::size_t n = range.first + k;
+      const Outcome& o = outcomes[k];
       auto record = [&] {
         InputRecord r{settings.seed, stratum.name, n, {}, {}};
         const char* names[] = {"bx", "by", "bz"};
@@ -166,7 +170,7 @@ std::vector<CalculationResult> run_grid_key(RunContext& context) {
         examples.push_back({{"generator", r.generator}, {"index", r.index}, {"input", input}, {"what", o.mismatch}});
       }
     }
-    result.strata.push_back({stratum.name, stratum.description, count});
+    result.strata.push_back({stratum.name, stratum.description, range.size()});
   }
   result.mismatches = mismatches;
   result.details = {{"mismatch_examples", examples}};

@@ -262,16 +262,21 @@ std::vector<CalculationResult> run_mesh_closest_point(RunContext& context) {
   Probe within_rounding, extreme_sliver;
   for (const StratumSpec& stratum : kStrata) {
     const std::size_t count = settings.inputs;
-    std::vector<Outcome> outcomes(count);
-    context.progress().begin(std::string(kId) + " " + stratum.name, count);
-    parallel_for(count, context.threads(), context.progress(),
-                 [&](std::size_t n) { outcomes[n] = measure(generate_input(stratum, settings.seed, n)); });
+    const InputRange range = context.shard_inputs(count);
+    std::vector<Outcome> outcomes(range.size());
+    context.progress().begin(std::string(kId) + " " + stratum.name, range.size());
+    parallel_for(range.size(), context.threads(), context.progress(), [&](std::size_t k) {
+      outcomes[k] = measure(generate_input(stratum, settings.seed, range.first + k));
+    });
     context.progress().end();
+    result.begin_unit(count);
+    region.begin_unit();  // not in result.decisions yet
     std::size_t zero_area = 0, wrong = 0;
     double most_ulps = 0, least_margin = -1;
     nlohmann::json exact_features = nlohmann::json::object();
-    for (std::size_t n = 0; n < count; ++n) {
-      const Outcome& o = outcomes[n];
+    for (std::size_t k = 0; k < range.size(); ++k) {
+      const std::size_t n = range.first + k;
+      const Outcome& o = outcomes[k];
       if (o.zero_area) {
         ++zero_area;
         continue;
@@ -306,9 +311,9 @@ std::vector<CalculationResult> run_mesh_closest_point(RunContext& context) {
       least_margin = least_margin < 0 ? o.margin_ulps : std::fmin(least_margin, o.margin_ulps);
       exact_features[o.exact_feature] = exact_features.value(o.exact_feature, 0) + 1;
     }
-    result.strata.push_back({stratum.name, stratum.description, count, zero_area});
+    result.strata.push_back({stratum.name, stratum.description, range.size(), zero_area});
     table.push_back({{"generator", stratum.name},
-                     {"count", count},
+                     {"count", range.size()},
                      {"zero_area_skipped", zero_area},
                      {"exact_features", exact_features},
                      {"max_error_ulps", finite_or_null(most_ulps)},

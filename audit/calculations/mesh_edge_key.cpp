@@ -188,14 +188,19 @@ std::vector<CalculationResult> run_mesh_edge_key(RunContext& context) {
   nlohmann::json table = nlohmann::json::array();
   for (const StratumSpec& stratum : kStrata) {
     const std::size_t count = settings.inputs;
-    std::vector<Outcome> outcomes(count);
-    context.progress().begin(std::string(kId) + " " + stratum.name, count);
-    parallel_for(count, context.threads(), context.progress(),
-                 [&](std::size_t n) { outcomes[n] = measure(generate_input(stratum, settings.seed, n)); });
+    const InputRange range = context.shard_inputs(count);
+    std::vector<Outcome> outcomes(range.size());
+    context.progress().begin(std::string(kId) + " " + stratum.name, range.size());
+    parallel_for(range.size(), context.threads(), context.progress(), [&](std::size_t k) {
+      outcomes[k] = measure(generate_input(stratum, settings.seed, range.first + k));
+    });
     context.progress().end();
+    result.begin_unit(count);
+    order.begin_unit();  // not in result.decisions yet
     std::size_t inexact_doubles = 0;
-    for (std::size_t n = 0; n < count; ++n) {
-      const Outcome& o = outcomes[n];
+    for (std::size_t k = 0; k < range.size(); ++k) {
+      const std::size_t n = range.first + k;
+      const Outcome& o = outcomes[k];
       auto record = [&] {
         return InputRecord{settings.seed,
                            stratum.name,
@@ -214,10 +219,14 @@ std::vector<CalculationResult> run_mesh_edge_key(RunContext& context) {
       if (examples.size() < ErrorStats::kWorstKept)
         examples.push_back({{"generator", stratum.name}, {"index", n}, {"a", o.in.a}, {"b", o.in.b}, {"what", o.mismatch}});
     }
-    result.strata.push_back({stratum.name, stratum.description, count, 0});
-    table.push_back({{"generator", stratum.name}, {"count", count}, {"keys_inexact_as_double", inexact_doubles}});
+    result.strata.push_back({stratum.name, stratum.description, range.size(), 0});
+    table.push_back({{"generator", stratum.name}, {"count", range.size()}, {"keys_inexact_as_double", inexact_doubles}});
   }
-  const nlohmann::json prepared = prepared_mesh_keys(mismatches);
+  // Every shard writes the prepared mesh's details; only the shard that draws
+  // this one input of its own counts its wrong keys, so merged shards count them once.
+  std::uint64_t prepared_mismatches = 0;
+  const nlohmann::json prepared = prepared_mesh_keys(prepared_mismatches);
+  if (context.shard_inputs(1).size() == 1) mismatches += prepared_mismatches;
   result.mismatches = mismatches;
   result.decisions.push_back(std::move(order));
   result.details = {{"declared", "exact (limited): exact as a 64-bit integer for any 32-bit corners; exact as a "

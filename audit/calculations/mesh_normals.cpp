@@ -88,6 +88,16 @@ TriangleMesh generate_input(const StratumSpec& stratum, std::uint64_t seed, std:
   return mesh;
 }
 
+/// At least the errors the single run adds for a stratum's `count` meshes
+/// (ErrorStats::begin_unit): a face per triangle, at most three edges and
+/// three corners per triangle.
+std::size_t most_errors(const StratumSpec& stratum, std::size_t count) {
+  if (stratum.kind != Stratum::parts) return count * 7 * (stratum.kind == Stratum::bipyramid ? 16 : 4);
+  std::size_t most = 0;
+  for (std::size_t n = 0; n < count; ++n) most += 7 * generate_input(stratum, 0, n).triangles.size();
+  return most;
+}
+
 enum Kind { kFace, kEdge, kCorner, kKinds };
 constexpr const char* kKindNames[kKinds] = {"face", "edge", "corner"};
 
@@ -175,15 +185,19 @@ std::vector<CalculationResult> run_mesh_normals(RunContext& context) {
   nlohmann::json mismatches = nlohmann::json::array();
   for (const StratumSpec& stratum : kStrata) {
     const std::size_t count = mesh_count(stratum, settings.inputs);
-    std::vector<Outcome> outcomes(count);
-    context.progress().begin(std::string(kId) + " " + stratum.name, count);
-    parallel_for(count, context.threads(), context.progress(),
-                 [&](std::size_t n) { outcomes[n] = measure(generate_input(stratum, settings.seed, n)); });
+    const InputRange range = context.shard_inputs(count);
+    std::vector<Outcome> outcomes(range.size());
+    context.progress().begin(std::string(kId) + " " + stratum.name, range.size());
+    parallel_for(range.size(), context.threads(), context.progress(), [&](std::size_t k) {
+      outcomes[k] = measure(generate_input(stratum, settings.seed, range.first + k));
+    });
     context.progress().end();
+    result.begin_unit(most_errors(stratum, count));
     std::size_t refused = 0;
     std::array<double, kKinds> stratum_ulps{};
-    for (std::size_t n = 0; n < count; ++n) {
-      const Outcome& o = outcomes[n];
+    for (std::size_t k = 0; k < range.size(); ++k) {
+      const std::size_t n = range.first + k;
+      const Outcome& o = outcomes[k];
       refused += o.refused ? 1u : 0u;
       if (!o.mismatch.empty()) mismatches.push_back({{"generator", stratum.name}, {"index", n}, {"what", o.mismatch}});
       for (const VectorError& e : o.errors) {
@@ -200,9 +214,9 @@ std::vector<CalculationResult> run_mesh_normals(RunContext& context) {
         ++counted[e.kind];
       }
     }
-    result.strata.push_back({stratum.name, std::string(stratum.description) + "; one input is one mesh", count, refused});
+    result.strata.push_back({stratum.name, std::string(stratum.description) + "; one input is one mesh", range.size(), refused});
     table.push_back({{"generator", stratum.name},
-                     {"meshes", count},
+                     {"meshes", range.size()},
                      {"meshes_refused", refused},
                      {"max_ulps", {{"face", finite_or_null(stratum_ulps[kFace])},
                                    {"edge", finite_or_null(stratum_ulps[kEdge])},

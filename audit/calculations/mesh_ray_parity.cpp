@@ -106,6 +106,24 @@ Input generate_input(Stratum kind, const char* name, std::uint64_t seed, std::ui
   return in;
 }
 
+/// At least the far bricks `measure` finds for a mesh (ErrorStats::begin_unit
+/// needs at least the single run's adds): every brick of the corners' brick
+/// range widened by one brick, as measure scans it.
+std::size_t most_far_bricks(const Input& in) {
+  std::size_t bricks = 1;
+  for (std::size_t a = 0; a < 3; ++a) {
+    double lo = in.mesh.positions[0][a], hi = lo;
+    for (const Point& p : in.mesh.positions) {
+      lo = std::fmin(lo, p[a]);
+      hi = std::fmax(hi, p[a]);
+    }
+    const std::int64_t first = reference::brick_of_node_exact(static_cast<std::int64_t>(std::floor(lo / kH))) - 1;
+    const std::int64_t last = reference::brick_of_node_exact(static_cast<std::int64_t>(std::ceil(hi / kH))) + 1;
+    bricks *= static_cast<std::size_t>(last - first + 1);
+  }
+  return bricks;
+}
+
 struct BrickOutcome {
   std::array<std::int64_t, 3> brick{};
   std::array<std::string, 2> core;  ///< by Storage: "inside" / "outside"
@@ -250,20 +268,27 @@ std::vector<CalculationResult> run_mesh_ray_parity(RunContext& context) {
   }
   for (const StratumSpec& stratum : kStrata) {
     const std::size_t count = mesh_count(settings.inputs);
-    std::vector<Input> inputs(count);
-    std::vector<Outcome> outcomes(count);
-    context.progress().begin(std::string(kId) + " " + stratum.name, count);
-    parallel_for(count, context.threads(), context.progress(), [&](std::size_t n) {
-      inputs[n] = generate_input(stratum.kind, stratum.name, settings.seed, n);
-      outcomes[n] = measure(inputs[n], want_float, want_double);
+    const InputRange range = context.shard_inputs(count);
+    std::vector<Input> inputs(range.size());
+    std::vector<Outcome> outcomes(range.size());
+    context.progress().begin(std::string(kId) + " " + stratum.name, range.size());
+    parallel_for(range.size(), context.threads(), context.progress(), [&](std::size_t k) {
+      inputs[k] = generate_input(stratum.kind, stratum.name, settings.seed, range.first + k);
+      outcomes[k] = measure(inputs[k], want_float, want_double);
     });
     context.progress().end();
+    // Every shard bounds the single run's adds of this unit from all its meshes (drawing them is cheap).
+    std::size_t most_adds = 0;
+    for (std::size_t n = 0; n < count; ++n)
+      most_adds += most_far_bricks(generate_input(stratum.kind, stratum.name, settings.seed, n));
     for (Storage storage : settings.storages) {
       const auto s = static_cast<std::size_t>(storage);
       CalculationResult& r = results[s];
+      r.begin_unit(most_adds);
       std::size_t bricks = 0, inside = 0, wrong = 0, refused = 0, rows_at_zero = 0;
-      for (std::size_t n = 0; n < count; ++n) {
-        const Outcome& o = outcomes[n];
+      for (std::size_t k = 0; k < range.size(); ++k) {
+        const std::size_t n = range.first + k;
+        const Outcome& o = outcomes[k];
         refused += o.refused ? 1u : 0u;
         rows_at_zero += !o.refused && o.row_margin_ulps == 0 ? 1u : 0u;
         for (const BrickOutcome& b : o.bricks) {
@@ -274,7 +299,7 @@ std::vector<CalculationResult> run_mesh_ray_parity(RunContext& context) {
                                {},
                                {{"brick", std::to_string(b.brick[0]) + "," + std::to_string(b.brick[1]) + "," +
                                               std::to_string(b.brick[2])},
-                                {"corners", corners_text(inputs[n].mesh)}}};
+                                {"corners", corners_text(inputs[k].mesh)}}};
           };
           ++bricks;
           inside += b.exact == "inside" ? 1u : 0u;
@@ -283,9 +308,9 @@ std::vector<CalculationResult> run_mesh_ray_parity(RunContext& context) {
           r.decisions[0].add(b.core[s], b.exact, b.margin_ulps, record);
         }
       }
-      r.strata.push_back({stratum.name, std::string(stratum.description) + "; one input is one mesh", count, refused});
+      r.strata.push_back({stratum.name, std::string(stratum.description) + "; one input is one mesh", range.size(), refused});
       tables[s].push_back({{"generator", stratum.name},
-                           {"meshes", count},
+                           {"meshes", range.size()},
                            {"meshes_refused", refused},
                            {"meshes_whose_first_ray_meets_an_edge_or_corner", rows_at_zero},
                            {"far_bricks", bricks},

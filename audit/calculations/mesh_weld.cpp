@@ -46,10 +46,13 @@ constexpr StratumSpec kStrata[] = {
 /// Soups per generator: one per 10 inputs, each with 12 to 30 corners (66 to 435 pairs).
 std::size_t soup_count(std::size_t inputs) { return std::max<std::size_t>(1, inputs / 10); }
 
+/// Triangles of a soup at most: a soup adds at most 3 kMostTriangles corner errors.
+constexpr std::int64_t kMostTriangles = 10;
+
 /// Input generator: the index-th soup of a stratum, one corner per triangle corner.
 TriangleMesh generate_input(Stratum kind, const char* name, std::uint64_t seed, std::uint64_t index) {
   InputRng rng(seed, kId, name, index);
-  const auto triangles = static_cast<std::size_t>(rng.integer(4, 10));
+  const auto triangles = static_cast<std::size_t>(rng.integer(4, kMostTriangles));
   const auto bases = static_cast<std::size_t>(rng.integer(3, 6));
   std::vector<Point> base(bases);
   for (Point& p : base) {
@@ -155,23 +158,28 @@ std::vector<CalculationResult> run_mesh_weld(RunContext& context) {
   double smallest_distinct_margin = std::numeric_limits<double>::infinity();
   for (const StratumSpec& stratum : kStrata) {
     const std::size_t count = soup_count(settings.inputs);
-    std::vector<TriangleMesh> soups(count);
-    std::vector<Outcome> outcomes(count);
-    context.progress().begin(std::string(kId) + " " + stratum.name, count);
-    parallel_for(count, context.threads(), context.progress(), [&](std::size_t n) {
-      soups[n] = generate_input(stratum.kind, stratum.name, settings.seed, n);
-      outcomes[n] = measure(soups[n]);
+    const InputRange range = context.shard_inputs(count);
+    std::vector<TriangleMesh> soups(range.size());
+    std::vector<Outcome> outcomes(range.size());
+    context.progress().begin(std::string(kId) + " " + stratum.name, range.size());
+    parallel_for(range.size(), context.threads(), context.progress(), [&](std::size_t k) {
+      soups[k] = generate_input(stratum.kind, stratum.name, settings.seed, range.first + k);
+      outcomes[k] = measure(soups[k]);
     });
     context.progress().end();
+    // The single run adds at most this many corner errors in the unit (enough for its p99).
+    result.error.begin_unit(count * 3 * static_cast<std::size_t>(kMostTriangles));
+    decision.begin_unit();
     std::size_t pairs = 0, merged = 0, one_ulp = 0, wrong = 0;
-    for (std::size_t n = 0; n < count; ++n) {
-      const TriangleMesh& soup = soups[n];
-      for (std::size_t u = 0; u < outcomes[n].corner_errors.size(); ++u)
-        result.error.add(outcomes[n].corner_errors[u], [&] {
+    for (std::size_t k = 0; k < range.size(); ++k) {
+      const std::size_t n = range.first + k;
+      const TriangleMesh& soup = soups[k];
+      for (std::size_t u = 0; u < outcomes[k].corner_errors.size(); ++u)
+        result.error.add(outcomes[k].corner_errors[u], [&] {
           return InputRecord{settings.seed, stratum.name, n, {},
                              {{"corner", std::to_string(u)}, {"position", mesh_support::point_text(soup.positions[u])}}};
         });
-      for (const PairOutcome& p : outcomes[n].pairs) {
+      for (const PairOutcome& p : outcomes[k].pairs) {
         ++pairs;
         merged += p.exact_merged ? 1u : 0u;
         one_ulp += p.margin_ulps == 1 ? 1u : 0u;
@@ -189,9 +197,9 @@ std::vector<CalculationResult> run_mesh_weld(RunContext& context) {
         });
       }
     }
-    result.strata.push_back({stratum.name, std::string(stratum.description) + "; one input is one soup", count, 0});
+    result.strata.push_back({stratum.name, std::string(stratum.description) + "; one input is one soup", range.size(), 0});
     table.push_back({{"generator", stratum.name},
-                     {"soups", count},
+                     {"soups", range.size()},
                      {"pairs", pairs},
                      {"identical_pairs", merged},
                      {"pairs_one_ulp_apart", one_ulp},

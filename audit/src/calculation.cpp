@@ -66,7 +66,6 @@ const std::vector<Calculation>& calculations() {
           "the exact index as a double; no arithmetic / storage / method split (nothing is read back).",
           &runs::run_bake_plan,
           &runs::replay_bake_plan,
-          /*splits_inputs=*/true,
       },
       {
           "bake.node_values",
@@ -85,7 +84,6 @@ const std::vector<Calculation>& calculations() {
           "error: a node value is the formula's value (null).",
           &runs::run_bake_node_values,
           &runs::replay_bake_node_values,
-          /*splits_inputs=*/true,
       },
       {
           "grid.key",
@@ -130,7 +128,6 @@ const std::vector<Calculation>& calculations() {
           "beyond the band a grid stores only the clamp.",
           &runs::run_grid_sample,
           &runs::replay_grid_sample,
-          /*splits_inputs=*/true,
       },
       {
           "grid.gradient",
@@ -151,7 +148,6 @@ const std::vector<Calculation>& calculations() {
           "component with its magnitude raised to 1. Method: exact node values vs the true gradient.",
           &runs::run_grid_gradient,
           &runs::replay_grid_gradient,
-          /*splits_inputs=*/true,
       },
       {
           "grid.world_box",
@@ -188,7 +184,6 @@ const std::vector<Calculation>& calculations() {
           "relative.",
           &runs::run_grid_volume,
           &runs::replay_grid_volume,
-          /*splits_inputs=*/true,
       },
       {
           "mesh.weld",
@@ -244,7 +239,6 @@ const std::vector<Calculation>& calculations() {
           "details). Decision sign: the node's sign vs the exact side.",
           &runs::run_mesh_node_distance,
           &runs::replay_mesh_node_distance,
-          /*splits_inputs=*/true,
       },
       {
           "mesh.closest_point",
@@ -318,7 +312,6 @@ const std::vector<Calculation>& calculations() {
           "reference with its magnitude raised to max(|v0|, |v1|). No method error (null).",
           &runs::run_field_density_value,
           &runs::replay_field_density_value,
-          /*splits_inputs=*/true,
       },
       {
           "field.eval",
@@ -338,7 +331,6 @@ const std::vector<Calculation>& calculations() {
           "method: no split.",
           &runs::run_field_eval,
           &runs::replay_field_eval,
-          /*splits_inputs=*/true,
       },
       {
           "mesh.edge_key",
@@ -377,7 +369,6 @@ const std::vector<Calculation>& calculations() {
           kContourErrors,
           &runs::run_contour_surface_nets,
           &runs::replay_contour_surface_nets,
-          /*splits_inputs=*/true,
       },
       {
           "contour.marching_cubes",
@@ -398,7 +389,6 @@ const std::vector<Calculation>& calculations() {
           kContourErrors,
           &runs::run_contour_marching_cubes,
           &runs::replay_contour_marching_cubes,
-          /*splits_inputs=*/true,
       },
       {
           "export.stl",
@@ -421,7 +411,6 @@ const std::vector<Calculation>& calculations() {
           "no arithmetic / storage / method split.",
           &runs::run_export_stl,
           &runs::replay_export_stl,
-          /*splits_inputs=*/true,
       },
       {
           "export.obj",
@@ -438,7 +427,6 @@ const std::vector<Calculation>& calculations() {
           "method split.",
           &runs::run_export_obj,
           &runs::replay_export_obj,
-          /*splits_inputs=*/true,
       },
       {
           "export.ply",
@@ -458,7 +446,6 @@ const std::vector<Calculation>& calculations() {
           "do not read back bit for bit, and faces that differ. No arithmetic / storage / method split.",
           &runs::run_export_ply,
           &runs::replay_export_ply,
-          /*splits_inputs=*/true,
       },
   };
   return list;

@@ -189,23 +189,93 @@ enum class DetailRule { none, add, max, min };
 
 DetailRule detail_rule(const std::vector<std::string>& keys) {
   for (auto key = keys.rbegin(); key != keys.rend(); ++key) {
+    if (key->starts_with("by_")) return DetailRule::none;  // a table (by_corner_count), not a count
     if (*key == "count" || key->starts_with("count_") || key->ends_with("_count") || *key == "fallbacks" ||
-        *key == "mismatches" || key->ends_with("_differs") || key->starts_with("misclassified"))
+        *key == "mismatches" || key->ends_with("_differs") || key->starts_with("misclassified") ||
+        // field.density_store: inputs storage changed; grid.world_box: boxes wrong (a count, or a row's
+        // flag); mesh.edge_key: inputs whose key is not exact as a double.
+        *key == "changed_by_storage" || *key == "box_missing_or_extra" || *key == "keys_inexact_as_double" ||
+        // mesh.weld: soups and their corner pairs.
+        *key == "soups" || *key == "pairs" || *key == "identical_pairs" || *key == "pairs_one_ulp_apart" ||
+        // mesh.normals and mesh.ray_parity: meshes drawn and refused.
+        *key == "meshes" || *key == "meshes_refused" ||
+        // mesh.closest_point: degenerate triangles skipped.
+        *key == "zero_area_skipped" ||
+        // mesh.ray_parity: each counts over the shard's meshes, so all add (its h and band are constants: equal).
+        *key == "meshes_whose_first_ray_meets_an_edge_or_corner" || *key == "far_bricks" ||
+        *key == "far_bricks_inside")
       return DetailRule::add;
     if (*key == "positions" || *key == "numbers_compared") return DetailRule::add;  // export.*
     if (*key == "audited" || *key == "without_core_vertex") return DetailRule::add;  // contour.*
-    if (key->starts_with("max")) return DetailRule::max;
-    if (key->starts_with("min")) return DetailRule::min;
+    if (key->starts_with("max") || key->starts_with("largest")) return DetailRule::max;
+    if (key->starts_with("min") || key->starts_with("smallest")) return DetailRule::min;
   }
   return DetailRule::none;
 }
 
+/// An example list (a details key ending in "examples"): each shard keeps the
+/// first `keep` examples of its share, in order, so the single run's first
+/// ones are among them. Every example names its "generator" and "index"; the
+/// single run met them in the order of /inputs/generators (its outer loop),
+/// then by index.
+json merge_examples(const std::vector<const json*>& values, const std::string& pointer,
+                    const std::vector<std::string>& names, const std::vector<std::string>& generators,
+                    std::size_t keep) {
+  struct Example {
+    const json* item;
+    std::size_t generator;
+    std::uint64_t index;
+  };
+  std::vector<Example> all;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (!values[i]->is_array()) refuse(names[i], pointer, "an example list that is not a list");
+    for (const json& item : *values[i]) {
+      const auto g = item.is_object() && item.contains("generator")
+                         ? std::find(generators.begin(), generators.end(), item["generator"])
+                         : generators.end();
+      if (g == generators.end() || !item.contains("index") || !item["index"].is_number_unsigned())
+        refuse(names[i], pointer, "an example without a generator of the entry and an index");
+      all.push_back({&item, static_cast<std::size_t>(g - generators.begin()), item["index"].get<std::uint64_t>()});
+    }
+  }
+  std::stable_sort(all.begin(), all.end(), [](const Example& a, const Example& b) {
+    return a.generator != b.generator ? a.generator < b.generator : a.index < b.index;
+  });
+  json out = json::array();
+  for (std::size_t k = 0; k < all.size() && k < keep; ++k) out.push_back(*all[k].item);
+  return out;
+}
+
+/// Counts by name (an object whose keys are the names a shard met): the union
+/// of the names, each count adding over the shards that have it.
+json merge_counts_by_name(const std::vector<const json*>& values, const std::string& pointer,
+                          const std::vector<std::string>& names) {
+  json out = json::object();
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (!values[i]->is_object()) refuse(names[i], pointer, "counts by name that are not an object");
+    for (const auto& [name, count] : values[i]->items()) {
+      if (!count.is_number_integer() || count.get<std::int64_t>() < 0)
+        refuse(names[i], pointer + "/" + pointer_token(name), "a count that is not a whole number");
+      out[name] = out.value(name, std::uint64_t{0}) + count.get<std::uint64_t>();
+    }
+  }
+  return out;
+}
+
 /// Details joined from every shard: objects with the same keys and arrays of
-/// the same length join item by item, counts add, other equal values stay,
-/// other numbers join by detail_rule. Anything else is refused, naming the shard and the pointer.
+/// the same length join item by item, example lists by merge_examples, counts
+/// add, other equal values stay, other numbers join by detail_rule. Anything
+/// else is refused, naming the shard and the pointer.
 json merge_details(const std::vector<const json*>& values, const std::string& pointer, std::vector<std::string>& keys,
-                   const std::vector<std::string>& names) {
+                   const std::vector<std::string>& names, const std::vector<std::string>& generators) {
   const json& first = *values[0];
+  // mesh.closest_point's counts by exact feature: a shard names only the features its inputs met.
+  if (!keys.empty() && keys.back() == "exact_features") return merge_counts_by_name(values, pointer, names);
+  // Example lists are capped at ErrorStats::kWorstKept; mesh.normals lists every mismatch.
+  if (!keys.empty() && keys.back().ends_with("examples"))
+    return merge_examples(values, pointer, names, generators, ErrorStats::kWorstKept);
+  if (!keys.empty() && keys.back() == "edge_list_mismatches")
+    return merge_examples(values, pointer, names, generators, std::numeric_limits<std::size_t>::max());
   for (std::size_t i = 1; i < values.size(); ++i)
     if (values[i]->type() != first.type() && !(values[i]->is_null() || first.is_null()) &&
         !(values[i]->is_number() && first.is_number()))
@@ -220,7 +290,7 @@ json merge_details(const std::vector<const json*>& values, const std::string& po
         children.push_back(&(*values[i])[key]);
       }
       keys.push_back(key);
-      out[key] = merge_details(children, pointer + "/" + pointer_token(key), keys, names);
+      out[key] = merge_details(children, pointer + "/" + pointer_token(key), keys, names, generators);
       keys.pop_back();
     }
     return out;
@@ -234,7 +304,7 @@ json merge_details(const std::vector<const json*>& values, const std::string& po
           refuse(names[i], pointer, "the details' lists differ in length between shards");
         children.push_back(&(*values[i])[k]);
       }
-      out.push_back(merge_details(children, pointer + "/" + std::to_string(k), keys, names));
+      out.push_back(merge_details(children, pointer + "/" + std::to_string(k), keys, names, generators));
     }
     return out;
   }
@@ -242,6 +312,9 @@ json merge_details(const std::vector<const json*>& values, const std::string& po
   const DetailRule rule = detail_rule(keys);
   if (rule != DetailRule::add && std::all_of(values.begin(), values.end(), [&](const json* v) { return *v == first; }))
     return first;
+  if (rule == DetailRule::add && std::all_of(values.begin(), values.end(), [](const json* v) { return v->is_boolean(); }))
+    // A count-like flag (one input's): true when any shard's is.
+    return std::any_of(values.begin(), values.end(), [](const json* v) { return v->get<bool>(); });
   if (rule == DetailRule::add) {
     std::uint64_t total = 0;
     for (std::size_t i = 0; i < values.size(); ++i) {
@@ -325,8 +398,9 @@ json join_entries(const Calculation& calculation, const std::vector<const json*>
     }
     std::vector<const json*> details;
     for (const json& copy : copies) details.push_back(&copy);
-    std::vector<std::string> keys;
-    out["details"] = merge_details(details, where + "/details", keys, names);
+    std::vector<std::string> keys, generator_names;
+    for (const json& generator : generators) generator_names.push_back(generator.at("name"));
+    out["details"] = merge_details(details, where + "/details", keys, names, generator_names);
     for (const auto& [pointer, joined] : lists.items()) out["details"][json::json_pointer(pointer)] = joined;
   }
 
@@ -382,9 +456,9 @@ json merge_reports(const std::vector<json>& shards, const std::vector<std::strin
         throw Error(ErrorCode::badarg, names[n] + ": section /" + key + " differs between shards");
   }
 
-  // Entries grouped by calculation, in registry order. A calculation run whole
-  // has its entries (one per storage) in one shard; one that splits its inputs
-  // has them in every shard, joined by join_entries.
+  // Entries grouped by calculation, in registry order. Every calculation splits
+  // its inputs, so its entries (one per storage) are in every shard, joined by
+  // join_entries.
   struct Group {
     std::size_t position;
     std::vector<std::vector<json>> by_shard;  // [shard index] -> entries in order
@@ -398,11 +472,9 @@ json merge_reports(const std::vector<json>& shards, const std::vector<std::strin
     for (const json& entry : shards[n]["calculations"]) {
       const std::string id = entry.at("id").get<std::string>();
       const std::size_t position = registry_position(id, names[n]);
-      const bool split = calculations()[position].splits_inputs;
-      if (split != entry.contains("shard_data"))
+      if (!entry.contains("shard_data"))
         throw Error(ErrorCode::badarg, names[n] + ": calculation " + id +
-                                           (split ? " splits its inputs, but its entry has no /shard_data"
-                                                  : " is run whole, but its entry has /shard_data"));
+                                           " splits its inputs, but its entry has no /shard_data");
       auto group = std::find_if(groups.begin(), groups.end(), [&](const Group& g) { return g.position == position; });
       if (group == groups.end()) {
         groups.push_back({position, std::vector<std::vector<json>>(count)});
@@ -430,13 +502,6 @@ json merge_reports(const std::vector<json>& shards, const std::vector<std::strin
     const auto shard_name = [&](std::size_t index) {
       return names[static_cast<std::size_t>(std::find(index_of.begin(), index_of.end(), index) - index_of.begin())];
     };
-    if (!calculation.splits_inputs) {
-      if (holders.size() > 1)
-        throw Error(ErrorCode::badarg, "calculation " + std::string(calculation.id) + " is in both " +
-                                           shard_name(holders[0]) + " and " + shard_name(holders[1]));
-      for (json& entry : g.by_shard[holders.front()]) entries.push_back(std::move(entry));
-      continue;
-    }
     std::vector<std::string> ordered_names;
     for (std::size_t i = 0; i < count; ++i) {
       ordered_names.push_back(shard_name(i));

@@ -280,7 +280,6 @@ nlohmann::json run_audit(const RunSettings& settings, Progress& progress) {
   for (std::size_t position = 0; position < registry.size(); ++position) {
     const Calculation& calculation = registry[position];
     if (!selected(settings, calculation.id)) continue;
-    if (!calculation.splits_inputs && position % settings.shard.count != settings.shard.index) continue;
     const auto calculation_started = std::chrono::steady_clock::now();
     const std::vector<CalculationResult> results = calculation.run(context);
     const double seconds =
@@ -293,7 +292,7 @@ nlohmann::json run_audit(const RunSettings& settings, Progress& progress) {
       entry["properties"] = property_coverage(ctest_listing, calculation.id);
       entry["gate"] = gate_json(check_entry(entry, budgets));
       put_timing(entry, seconds, evaluations);
-      if (settings.shard.count > 1 && calculation.splits_inputs) entry["shard_data"] = shard_data_json(result);
+      if (settings.shard.count > 1) entry["shard_data"] = shard_data_json(result);
       entries.push_back(std::move(entry));
     }
     if (!results.empty()) {

@@ -3,32 +3,14 @@
 
 usage: check_shards_split.py SHARD.json...
 
-Every calculation entry that carries shard_data (a calculation that splits its
-inputs) must be in every shard, for the same storages, and hold inputs there:
-each generator's inputs are dealt to the shards in contiguous shares, so with
-at least as many inputs as shards every shard draws some of each. Every
-calculation in MUST_SPLIT that a shard report holds must carry shard_data, so
-a calculation that stops splitting its inputs fails here.
+Every calculation splits its inputs: each entry must carry shard_data (an
+entry without it was run whole), be in every shard for the same storages, and
+hold inputs there: each generator's inputs are dealt to the shards in
+contiguous shares, so with at least as many inputs as shards every shard draws
+some of each.
 """
 import json
 import sys
-
-# Calculations whose registry entry says splits_inputs, one per line.
-MUST_SPLIT = {
-    "bake.node_values",
-    "bake.plan",
-    "contour.marching_cubes",
-    "contour.surface_nets",
-    "export.obj",
-    "export.ply",
-    "export.stl",
-    "field.density_value",
-    "field.eval",
-    "grid.gradient",
-    "grid.sample",
-    "grid.volume",
-    "mesh.node_distance",
-}
 
 
 def split_entries(report):
@@ -48,8 +30,8 @@ def main(argv):
         failed = True
     for path, report in zip(paths, reports):
         for entry in report["calculations"]:
-            if entry["id"] in MUST_SPLIT and "shard_data" not in entry:
-                print(f"{path}: {entry['id']} {entry['storage']} must split its inputs but has no shard_data")
+            if "shard_data" not in entry:
+                print(f"{path}: {entry['id']} {entry['storage']} was run whole: every calculation must split its inputs")
                 failed = True
     totals = {}
     for report in reports:

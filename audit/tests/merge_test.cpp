@@ -1,5 +1,7 @@
 #include "distgrid/audit/merge.hpp"
 
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include "distgrid/audit/calculation.hpp"
@@ -28,40 +30,27 @@ json shard(unsigned index, json entries, json inputs, double seconds) {
           {"shard", {{"index", index}, {"count", 2}}}};
 }
 
-TEST(Merge, JoinsShardsInRegistryOrderAndDropsTheShardSection) {
-  const json a = shard(0, {entry("grid.key", "float"), entry("mesh.edge_key", "float")}, {{"grid.key", 1}}, 1.5);
-  const json b = shard(1, {entry("grid.world_box", "float")}, {{"grid.world_box", 2}}, 2.0);
-  const json merged = merge_reports({b, a}, {"b", "a"});
-  ASSERT_EQ(merged["calculations"].size(), 3u);
-  EXPECT_EQ(merged["calculations"][0]["id"], "grid.key");
-  EXPECT_EQ(merged["calculations"][1]["id"], "grid.world_box");
-  EXPECT_EQ(merged["calculations"][2]["id"], "mesh.edge_key");
-  EXPECT_EQ(merged["settings"]["inputs"], (json{{"grid.key", 1}, {"grid.world_box", 2}}));
-  EXPECT_EQ(merged["run_seconds"], 3.5);
-  EXPECT_FALSE(merged.contains("shard"));
-}
-
-TEST(Merge, RefusesARepeatedShardOtherSettingsAndACalculationInTwoShards) {
-  const json a = shard(0, {entry("grid.key", "float")}, json::object(), 1);
-  json b = shard(1, {entry("grid.world_box", "float")}, json::object(), 1);
+TEST(Merge, RefusesARepeatedShardOtherSettingsAndAnEntryRunWhole) {
+  const json a = shard(0, json::array(), json::object(), 1);
+  json b = shard(1, json::array(), json::object(), 1);
   EXPECT_THROW(merge_reports({a, a}, {"a", "a"}), Error);
   json other = b;
   other["settings"]["h"] = 0.03125;
   EXPECT_THROW(merge_reports({a, other}, {"a", "other"}), Error);
-  json twice = b;
-  twice["calculations"] = {entry("grid.key", "double")};
-  EXPECT_THROW(merge_reports({a, twice}, {"a", "twice"}), Error);
+  json whole = b;  // an entry without shard_data: every calculation splits its inputs
+  whole["calculations"] = {entry("bake.plan", "double")};
+  EXPECT_THROW(merge_reports({a, whole}, {"a", "whole"}), Error);
   json unsharded = b;
   unsharded.erase("shard");
   EXPECT_THROW(merge_reports({a, unsharded}, {"a", "unsharded"}), Error);
 }
 
 TEST(Merge, TakesTheWholeRunSectionsFromShardZeroAndRecomputesTheComparisonRows) {
-  json a = shard(0, {entry("grid.key", "float")}, json::object(), 1);
+  json a = shard(0, json::array(), json::object(), 1);
   a["claims"] = json::array({{{"id", "c"}, {"verdict", "verified"}}});
   a["refinement"] = {{"h", {0.5}}};
   a["comparison"] = {{"rows", {{{"id", "stale"}}}}, {"verdict", {{"decision", "keep float"}}}};
-  json b = shard(1, {entry("grid.world_box", "float")}, json::object(), 1);
+  json b = shard(1, json::array(), json::object(), 1);
   b["sections_missing"] = {"claims", "refinement", "comparison"};
   const json merged = merge_reports({b, a}, {"b", "a"});
   EXPECT_EQ(merged["claims"], a["claims"]);
@@ -77,9 +66,9 @@ TEST(Merge, TakesTheWholeRunSectionsFromShardZeroAndRecomputesTheComparisonRows)
 }
 
 TEST(Merge, FailsWhenAShardFailedItsClaimsAndNamesWhatIsStillMissing) {
-  json a = shard(0, {entry("grid.key", "float")}, json::object(), 1);
-  a["gate"]["status"] = "fail";  // its entries passed: a claim gate failed
-  const json b = shard(1, {entry("grid.world_box", "float")}, json::object(), 1);
+  json a = shard(0, json::array(), json::object(), 1);
+  a["gate"]["status"] = "fail";  // a claim gate failed
+  const json b = shard(1, json::array(), json::object(), 1);
   const json merged = merge_reports({a, b}, {"a", "b"});
   EXPECT_EQ(merged["gate"]["status"], "fail");
   EXPECT_EQ(merged["sections_missing"], (json{"claims", "refinement", "comparison"}));
@@ -118,6 +107,23 @@ json split_entry(const CalculationResult& r, bool shard, const char* id = "grid.
   e["gate"] = gate_json({});
   if (shard) e["shard_data"] = shard_data_json(r);
   return e;
+}
+
+TEST(Merge, JoinsShardsInRegistryOrderAndDropsTheShardSection) {
+  std::vector<json> shards;
+  for (unsigned i = 0; i < 2; ++i)
+    shards.push_back(shard(i,
+                           {split_entry(split_result(i, 2), true, "grid.world_box"),
+                            split_entry(split_result(i, 2), true, "grid.key")},
+                           {{"grid.key", {{"a", i + 1}}}}, 1.5 + i));
+  const json merged = merge_reports({shards[1], shards[0]}, {"b", "a"});
+  ASSERT_EQ(merged["calculations"].size(), 2u);
+  EXPECT_EQ(merged["calculations"][0]["id"], "grid.key");
+  EXPECT_EQ(merged["calculations"][1]["id"], "grid.world_box");
+  EXPECT_FALSE(merged["calculations"][0].contains("shard_data"));
+  EXPECT_EQ(merged["settings"]["inputs"], (json{{"grid.key", {{"a", 3}}}}));
+  EXPECT_EQ(merged["run_seconds"], 4.0);
+  EXPECT_FALSE(merged.contains("shard"));
 }
 
 TEST(Merge, JoinsASplitCalculationIntoTheSingleRunsEntryTiesIncluded) {
@@ -166,6 +172,60 @@ TEST(Merge, ConcatenatesTheRowsOfWholeUnitsInShardOrder) {
   EXPECT_EQ(joined, single) << joined.dump(1) << "\n" << single.dump(1);
   // The same rows split the same way are refused where they are not concatenated.
   for (json& report : shards) report["calculations"][0]["id"] = "grid.sample";
+  EXPECT_THROW(merge_reports(shards, {"s0", "s1", "s2"}), Error);
+}
+
+/// split_result with details as a split calculation writes them: a table that
+/// is not a count, each unit's first examples (inputs with h = 3) capped as
+/// the calculations cap them, and one input's flag.
+CalculationResult with_examples(unsigned index, unsigned count) {
+  CalculationResult r = split_result(index, count);
+  const std::size_t unit_inputs[] = {7, 5};
+  const std::size_t threes[2][3] = {{1, 3, 5}, {0, 2, 4}};  // where split_result's h is 3
+  const double h[2][7] = {{1, 3, 0.5, 3, 1e-300, 3, 2}, {3, 1e16, 3, 0.25, 3, 0, 0}};  // as split_result
+  json examples = json::array();
+  bool flag = false;
+  for (std::size_t u = 0; u < 2; ++u)
+    for (std::size_t n : threes[u])
+      if (unit_inputs[u] * index / count <= n && n < unit_inputs[u] * (index + 1) / count) {
+        if (examples.size() < ErrorStats::kWorstKept) examples.push_back({{"generator", u == 0 ? "a" : "b"}, {"index", n}});
+        flag = flag || (u == 0 && n == 3);
+      }
+  // Counts by name: only the shard drawing h = 1e16 names "huge".
+  json by_size = json::object();
+  double smallest = 1e300, largest = 0;
+  for (std::size_t u = 0; u < 2; ++u)
+    for (std::size_t n = unit_inputs[u] * index / count; n < unit_inputs[u] * (index + 1) / count; ++n) {
+      const char* name = h[u][n] > 10 ? "huge" : h[u][n] >= 1 ? "large" : "small";
+      by_size[name] = by_size.value(name, 0) + 1;
+      smallest = std::min(smallest, h[u][n]);
+      largest = std::max(largest, h[u][n]);
+    }
+  r.details = {{"by_corner_count", {{{"corners", 5}}}},
+               {"mismatch_examples", examples},
+               {"exact_features", by_size},
+               {"smallest_h", smallest},
+               {"largest_h", largest},
+               {"rows", {{{"box_missing_or_extra", flag}}}}};
+  return r;
+}
+
+TEST(Merge, JoinsExampleListsCountsByNameExtremesAndFlagsAndKeepsTables) {
+  const json single = split_entry(with_examples(0, 1), false);
+  std::vector<json> shards;
+  for (unsigned i = 0; i < 3; ++i) {
+    json report = shard(i, {split_entry(with_examples(i, 3), true)}, json::object(), 1);
+    report["shard"]["count"] = 3;
+    shards.push_back(report);
+  }
+  const json merged = merge_reports({shards[1], shards[2], shards[0]}, {"s1", "s2", "s0"});
+  EXPECT_EQ(merged["calculations"][0]["details"], single["details"]) << merged["calculations"][0]["details"].dump();
+  EXPECT_EQ(single["details"]["mismatch_examples"].size(), ErrorStats::kWorstKept);
+  EXPECT_EQ(single["details"]["mismatch_examples"][3]["generator"], "b");
+  EXPECT_EQ(single["details"]["exact_features"]["huge"], 1);
+  EXPECT_EQ(single["details"]["smallest_h"], 1e-300);
+  // An example naming a generator the entry lacks cannot be ordered.
+  shards[1]["calculations"][0]["details"]["mismatch_examples"][0]["generator"] = "z";
   EXPECT_THROW(merge_reports(shards, {"s0", "s1", "s2"}), Error);
 }
 

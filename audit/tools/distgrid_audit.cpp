@@ -74,9 +74,10 @@ constexpr const char* kRunHelp = R"(usage: distgrid-audit run --out FILE [option
   --band B           band half-width in voxels, >= 1 (default 3)
   --seed S           input seed, below 2^53 (default 20261201)
   --inputs N         inputs per generator and part (default 10000; --quick 1000)
-  --shard I/N        run shard I of N (0 <= I < N): calculation p of the
-                     registry runs in shard p mod N, and shard 0 also runs the
-                     claims, refinement series and comparison; join with 'merge'
+  --shard I/N        run shard I of N (0 <= I < N): every calculation on its
+                     I-th contiguous share of each generator's inputs; shard 0
+                     also runs the claims, refinement series and comparison;
+                     join with 'merge'
   --threads N        worker threads (default: all; results do not depend on it)
   --properties FILE  'ctest --show-only=json-v1' output: the property tests
                      (labels property and calc:<id>) that cover each calculation

@@ -120,10 +120,6 @@ struct Calculation {
   /// again from seed, generator and index where the record's values are not
   /// enough). Throws distgrid::Error(badarg) for a record it cannot replay.
   std::vector<ReplayValue> (*replay)(RunContext& context, const ReplayRequest& request) = nullptr;
-  /// True when run() draws only its shard's share of every generator's inputs
-  /// (RunContext::shard_inputs) and its details merge (merge.hpp); a split run
-  /// then runs it in every shard. False: one shard runs it whole.
-  bool splits_inputs = false;
 };
 
 /// The registry, in report order.

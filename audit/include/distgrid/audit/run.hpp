@@ -42,11 +42,10 @@ struct SpecPart {
   nlohmann::json spec;
 };
 
-/// Which share of a run this is (--shard I/N). A calculation that splits its
-/// inputs (Calculation::splits_inputs) runs in every shard on the shard's
-/// contiguous share of each generator's indices (RunContext::shard_inputs);
-/// any other is run whole by shard p mod N, p its registry position. Shard 0
-/// also runs the claims, the refinement series and the comparison.
+/// Which share of a run this is (--shard I/N). Every calculation runs in every
+/// shard on the shard's contiguous share of each generator's indices
+/// (RunContext::shard_inputs). Shard 0 also runs the claims, the refinement
+/// series and the comparison.
 struct Shard {
   unsigned index = 0;
   unsigned count = 1;
