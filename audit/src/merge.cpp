@@ -496,16 +496,15 @@ json merge_reports(const std::vector<json>& shards, const std::vector<std::strin
   json entries = json::array();
   for (Group& g : groups) {
     const Calculation& calculation = calculations()[g.position];
-    std::vector<std::size_t> holders;
-    for (std::size_t i = 0; i < count; ++i)
-      if (!g.by_shard[i].empty()) holders.push_back(i);
+    std::size_t entries_per_shard = 0;  // one per storage, in every shard
+    for (const std::vector<json>& held : g.by_shard) entries_per_shard = std::max(entries_per_shard, held.size());
     const auto shard_name = [&](std::size_t index) {
       return names[static_cast<std::size_t>(std::find(index_of.begin(), index_of.end(), index) - index_of.begin())];
     };
     std::vector<std::string> ordered_names;
     for (std::size_t i = 0; i < count; ++i) {
       ordered_names.push_back(shard_name(i));
-      if (g.by_shard[i].size() != g.by_shard[holders.front()].size())
+      if (g.by_shard[i].size() != entries_per_shard)
         throw Error(ErrorCode::badarg, ordered_names.back() + ": calculation " + std::string(calculation.id) +
                                            " splits its inputs, so every shard must hold its entries");
     }
