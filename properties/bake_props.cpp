@@ -182,7 +182,7 @@ DISTGRID_PROPERTY(BakeNodeValues, floatAndDoubleAgreeOnEverySignAwayFromTheSurfa
   for (std::size_t slot = 0; slot < f.stored_keys().size(); ++slot)
     for (int n = 0; n < kBrickNodes; ++n) {
       const double vd = d.brick_values(slot)[n];
-      const double vf = f.brick_values(slot)[n];
+      const double vf = static_cast<double>(f.brick_values(slot)[n]);
       if (std::fabs(vd) >= static_cast<double>(std::numeric_limits<float>::min())) RC_ASSERT((vf < 0) == (vd < 0));
       RC_ASSERT(std::fabs(vf - vd) <= std::fabs(vd) * 0x1p-24);
     }

@@ -187,7 +187,7 @@ void check_sample_within_corner_range(const GridCase& g) {
     const double s = grid.sample(fx * g.h, fy * g.h, fz * g.h);
     const auto i = static_cast<std::int64_t>(std::floor(fx)), j = static_cast<std::int64_t>(std::floor(fy)),
                k = static_cast<std::int64_t>(std::floor(fz));
-    double lo = INFINITY, hi = -INFINITY;
+    double lo = std::numeric_limits<double>::infinity(), hi = -std::numeric_limits<double>::infinity();
     for (int c = 0; c < 8; ++c) {
       const double v = grid.node(i + (c & 1), j + ((c >> 1) & 1), k + (c >> 2));
       lo = std::min(lo, v);

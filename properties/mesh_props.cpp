@@ -198,7 +198,7 @@ DISTGRID_PROPERTY(MeshEdgeKey, isSymmetricAndSplitsBackIntoItsCorners, 2000) {
   const auto a = *rc::gen::arbitrary<std::uint32_t>(), b = *rc::gen::arbitrary<std::uint32_t>();
   const std::uint64_t key = edge_key(a, b);
   RC_ASSERT(edge_key(b, a) == key);
-  RC_ASSERT(key >> 32 == std::min(a, b));
+  RC_ASSERT((key >> 32) == std::min(a, b));
   RC_ASSERT((key & 0xFFFFFFFFu) == std::max(a, b));
   const auto c = *rc::gen::arbitrary<std::uint32_t>(), d = *rc::gen::arbitrary<std::uint32_t>();
   const bool less = std::pair(std::min(a, b), std::max(a, b)) < std::pair(std::min(c, d), std::max(c, d));
@@ -332,7 +332,7 @@ void check_band_values_are_exact_distances(const PreparedMesh& prepared, const T
   for (int probe = 0; probe < 12; ++probe) {
     const std::size_t slot = *rc::gen::inRange<std::size_t>(0, grid.stored_keys().size());
     const int n = *rc::gen::inRange(0, kBrickNodes);
-    const double v = grid.brick_values(slot)[n];
+    const double v = static_cast<double>(grid.brick_values(slot)[n]);
     if (std::fabs(v) >= 3 * h) continue;
     const double d = exact_distance_to_mesh(mesh, position_of(node_of(brick_of(grid.stored_keys()[slot]), n), h));
     const double storage = std::is_same_v<S, float> ? 0x1p-24 * d : 0.0;

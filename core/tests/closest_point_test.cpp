@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <random>
 
 namespace distgrid {
@@ -50,7 +51,7 @@ TEST(ClosestPoint, BoundariesGoToTheRegionTestedFirst) {
 
 /// Brute force: the minimum over a fine barycentric lattice and the three edges sampled densely.
 double brute_distance_squared(const Vec3& p, const Vec3& a, const Vec3& b, const Vec3& c) {
-  double best = INFINITY;
+  double best = std::numeric_limits<double>::infinity();
   auto consider = [&](double u, double v) {
     const Vec3 q{a[0] + u * (b[0] - a[0]) + v * (c[0] - a[0]), a[1] + u * (b[1] - a[1]) + v * (c[1] - a[1]),
                  a[2] + u * (b[2] - a[2]) + v * (c[2] - a[2])};

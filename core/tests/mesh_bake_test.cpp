@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <cstring>
 #include <numbers>
 #include <vector>
@@ -24,7 +25,7 @@ TYPED_TEST_SUITE(MeshBakeTest, Storages);
 
 /// Distance to the nearest triangle, by trying every one.
 double brute_force_distance(const PreparedMesh& mesh, const Vec3& p) {
-  double best = INFINITY;
+  double best = std::numeric_limits<double>::infinity();
   for (const auto& t : mesh.triangles)
     best = std::min(best, closest_point_on_triangle(p, mesh.positions[t[0]], mesh.positions[t[1]], mesh.positions[t[2]])
                               .distance_squared);

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numbers>
 
 #include "distgrid/error.hpp"
@@ -103,7 +104,7 @@ TEST(MeshPrepare, SkipsZeroAreaTrianglesAndRefusesBadInput) {
   bad_index.triangles[0][1] = 9;
   EXPECT_EQ(code_of(bad_index), ErrorCode::badmesh);
   TriangleMesh not_finite = tetrahedron();
-  not_finite.positions[2][1] = NAN;
+  not_finite.positions[2][1] = std::numeric_limits<double>::quiet_NaN();
   EXPECT_EQ(code_of(not_finite), ErrorCode::badmesh);
   TriangleMesh nothing;
   EXPECT_EQ(code_of(nothing), ErrorCode::badmesh);

@@ -95,7 +95,9 @@ inline double winding_number(const TriangleMesh& mesh, const Vec3& p) {
     std::array<std::array<long double, 3>, 3> r{};
     std::array<long double, 3> length{};
     for (std::size_t c = 0; c < 3; ++c) {
-      for (std::size_t a = 0; a < 3; ++a) r[c][a] = static_cast<long double>(mesh.positions[t[c]][a]) - p[a];
+      for (std::size_t a = 0; a < 3; ++a) {
+        r[c][a] = static_cast<long double>(mesh.positions[t[c]][a]) - static_cast<long double>(p[a]);
+      }
       length[c] = std::sqrt(r[c][0] * r[c][0] + r[c][1] * r[c][1] + r[c][2] * r[c][2]);
     }
     const auto dot = [](const std::array<long double, 3>& u, const std::array<long double, 3>& v) {
@@ -128,7 +130,9 @@ inline double exact_distance_to_mesh(const TriangleMesh& mesh, const Vec3& p) {
 /// good to about 1e-15 relative, for telling points near the surface from the rest.
 inline double estimated_distance_to_mesh(const TriangleMesh& mesh, const Vec3& p) {
   using L = std::array<long double, 3>;
-  const auto widen = [](const Vec3& v) { return L{v[0], v[1], v[2]}; };
+  const auto widen = [](const Vec3& v) {
+    return L{static_cast<long double>(v[0]), static_cast<long double>(v[1]), static_cast<long double>(v[2])};
+  };
   long double best = -1;
   for (const auto& t : mesh.triangles) {
     const long double d2 = triangle_distance2_in(widen(p), widen(mesh.positions[t[0]]), widen(mesh.positions[t[1]]),

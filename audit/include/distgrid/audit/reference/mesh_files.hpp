@@ -83,7 +83,7 @@ inline ParsedMesh parse_binary_stl(const std::string& bytes) {
   for (std::size_t t = 0; t < count; ++t) {
     const std::size_t at = 84 + 50 * t;
     std::array<std::array<double, 3>, 4> v{};
-    for (std::size_t k = 0; k < 12; ++k) v[k / 3][k % 3] = read_le<float>(bytes, at + 4 * k, kFormat);
+    for (std::size_t k = 0; k < 12; ++k) v[k / 3][k % 3] = static_cast<double>(read_le<float>(bytes, at + 4 * k, kFormat));
     mesh.normals.push_back(v[0]);
     for (std::size_t k = 1; k < 4; ++k) mesh.positions.push_back(v[k]);
   }

@@ -8,6 +8,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -239,7 +240,8 @@ inline rc::Gen<nlohmann::json> density_map(double v0, double v1) {
   return rc::gen::mapcat(
       rc::gen::tuple(rc::gen::element(1, 2, 4), rc::gen::element(1, 2, 4), rc::gen::element(1, 2, 4)),
       [v0, v1](const std::tuple<int, int, int>& cells) {
-        const auto [nx, ny, nz] = cells;
+        // Named copies, not a structured binding: clang 14 cannot capture bindings.
+        const int nx = std::get<0>(cells), ny = std::get<1>(cells), nz = std::get<2>(cells);
         const auto count = static_cast<std::size_t>(nx * ny * nz);
         const auto value = rc::gen::weightedOneOf<double>(
             {{3, rc::gen::map(rc::gen::inRange<std::int64_t>(0, (std::int64_t{1} << 40) + 1),
