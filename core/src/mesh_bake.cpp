@@ -9,6 +9,10 @@
 #include <unordered_map>
 #include <vector>
 
+#if defined(__AVX__)
+#include <immintrin.h>
+#endif
+
 #include "distgrid/closest_point.hpp"
 #include "distgrid/detail/parallel.hpp"
 #include "distgrid/error.hpp"
@@ -22,6 +26,17 @@ using detail::sub3;
 
 /// Four doubles operated on together (GCC/Clang vector extension).
 using Lanes = double __attribute__((vector_size(32)));
+/// What comparing two Lanes gives: all ones in a lane where it holds, else zero.
+using LaneMask = std::int64_t __attribute__((vector_size(32)));
+
+/// The lanes of a comparison that hold, as bits 0 to 3 (one instruction with AVX).
+inline unsigned lane_bits(const LaneMask& mask) noexcept {
+#if defined(__AVX__)
+  return static_cast<unsigned>(_mm256_movemask_pd(std::bit_cast<__m256d>(mask)));
+#else
+  return static_cast<unsigned>((mask[0] & 1) | (mask[1] & 2) | (mask[2] & 4) | (mask[3] & 8));
+#endif
+}
 
 /// A triangle's corners, a ball that holds it, and the parts of its distance frame
 /// that cost a division or a square root, computed once per bake. The frame's edge
@@ -33,6 +48,9 @@ struct TriangleData {
   double radius;  ///< largest corner distance from the centroid, rounded up
   Vec3 unit_normal;
   double inverse_ab, inverse_bc, inverse_ca;  ///< 1 / squared edge lengths
+  /// 1 / |n x edge| (n = ab x ac) per edge, or 0 when |n x edge|^2 is not a normal
+  /// finite number: a side value times this is the signed distance inside the edge.
+  double inverse_inward_ab, inverse_inward_bc, inverse_inward_ca;
   bool usable;  ///< false when the normal under- or overflows or an edge has zero length
 
   TriangleData(const Vec3& corner_a, const Vec3& corner_b, const Vec3& corner_c) noexcept
@@ -54,6 +72,15 @@ struct TriangleData {
     inverse_ab = 1 / lab;
     inverse_bc = 1 / lbc;
     inverse_ca = 1 / lca;
+    auto inverse_length = [](const Vec3& v) {
+      const double length_squared = dot3(v, v);
+      return length_squared >= std::numeric_limits<double>::min() && length_squared <= std::numeric_limits<double>::max()
+                 ? 1 / std::sqrt(length_squared)
+                 : 0.0;
+    };
+    inverse_inward_ab = inverse_length(detail::cross3(n, ab));
+    inverse_inward_bc = inverse_length(detail::cross3(n, bc));
+    inverse_inward_ca = inverse_length(detail::cross3(n, ca));
   }
 };
 
@@ -145,7 +172,7 @@ inline bool takes_node(double d2, std::uint32_t t, double best_d2, std::uint32_t
 /// Computed only when one of the nodes has both the triangle's ball and its plane
 /// within its reach (`yz2`: squared y-z distance to the ball's centre), as the
 /// distance to a triangle is at least both. `n` is the first node's index.
-inline void nearest_in_half_row(const TriangleFrame& f, const TriangleData& tri, std::uint32_t t, const Lanes& px,
+[[gnu::always_inline]] inline void nearest_in_half_row(const TriangleFrame& f, const TriangleData& tri, std::uint32_t t, const Lanes& px,
                                 double y, double z, double yz2, double slack, std::size_t n,
                                 BrickScratch& scratch) noexcept {
   Lanes reach;
@@ -155,7 +182,7 @@ inline void nearest_in_half_row(const TriangleFrame& f, const TriangleData& tri,
   const double apy = y - tri.a[1], apz = z - tri.a[2];
   const Lanes plane = apx * tri.unit_normal[0] + apy * tri.unit_normal[1] + apz * tri.unit_normal[2];
   const auto within = (dx * dx + yz2 <= limit * limit) & (plane <= plane_limit) & (-plane <= plane_limit);
-  if (!(within[0] | within[1] | within[2] | within[3])) return;
+  if (lane_bits(within) == 0) return;
 
   const Lanes zero{0, 0, 0, 0}, one{1, 1, 1, 1};
   const double bpy = y - tri.b[1], bpz = z - tri.b[2], cpy = y - tri.c[1], cpz = z - tri.c[2];
@@ -163,6 +190,22 @@ inline void nearest_in_half_row(const TriangleFrame& f, const TriangleData& tri,
   const Lanes side_ab = apx * f.inward_ab[0] + apy * f.inward_ab[1] + apz * f.inward_ab[2];
   const Lanes side_bc = bpx * f.inward_bc[0] + bpy * f.inward_bc[1] + bpz * f.inward_bc[2];
   const Lanes side_ca = cpx * f.inward_ca[0] + cpy * f.inward_ca[1] + cpz * f.inward_ca[2];
+  // A lower bound on the squared distance: the plane's term squared plus the
+  // squared distance of the node's projection beyond the edge line it lies farthest
+  // outside (the triangle lies within each edge's half-plane). A lane whose finite
+  // bound exceeds its reach plus slack cannot take the node (an overflow or NaN
+  // keeps it); when no lane is left, the segments are skipped.
+  const Lanes inside_ab = side_ab * tri.inverse_inward_ab, inside_bc = side_bc * tri.inverse_inward_bc,
+              inside_ca = side_ca * tri.inverse_inward_ca;
+  const Lanes beyond_ab = side_ab < zero ? inside_ab * inside_ab : zero;
+  const Lanes beyond_bc = side_bc < zero ? inside_bc * inside_bc : zero;
+  const Lanes beyond_ca = side_ca < zero ? inside_ca * inside_ca : zero;
+  Lanes beyond = beyond_bc > beyond_ab ? beyond_bc : beyond_ab;
+  beyond = beyond_ca > beyond ? beyond_ca : beyond;
+  const Lanes plane_squared = plane * plane, bound = plane_squared + beyond, bound_limit = reach + slack;
+  const Lanes largest{std::numeric_limits<double>::max(), std::numeric_limits<double>::max(),
+                      std::numeric_limits<double>::max(), std::numeric_limits<double>::max()};
+  if (lane_bits(within & ~((bound > bound_limit * bound_limit) & (bound <= largest))) == 0) return;
   // Segment parameters clamped to [0, 1].
   Lanes s_ab = (apx * f.ab[0] + apy * f.ab[1] + apz * f.ab[2]) * tri.inverse_ab;
   Lanes s_bc = (bpx * f.bc[0] + bpy * f.bc[1] + bpz * f.bc[2]) * tri.inverse_bc;
@@ -179,9 +222,13 @@ inline void nearest_in_half_row(const TriangleFrame& f, const TriangleData& tri,
   Lanes edges = e_bc < e_ab ? e_bc : e_ab;
   edges = e_ca < edges ? e_ca : edges;
   const auto inside = (side_ab >= zero) & (side_bc >= zero) & (side_ca >= zero);
-  const Lanes d2 = inside ? plane * plane : edges;
+  const Lanes d2 = inside ? plane_squared : edges;
+  Lanes best;
+  std::memcpy(&best, scratch.best_d2.data() + n, sizeof best);
+  // Only a lane at or below its node's best can take it; takes_node settles ties.
   bool changed = false;
-  for (std::size_t i = 0; i < 4; ++i) {
+  for (unsigned lanes = lane_bits(d2 <= best); lanes != 0; lanes &= lanes - 1) {
+    const auto i = static_cast<std::size_t>(std::countr_zero(lanes));
     if (!takes_node(d2[i], t, scratch.best_d2[n + i], scratch.best_triangle[n + i])) continue;
     scratch.best_d2[n + i] = d2[i];
     scratch.best_triangle[n + i] = t;
@@ -270,7 +317,7 @@ bool bake_mesh_brick(const PreparedMesh& mesh, const std::vector<TriangleData>& 
     std::array<std::size_t, 3> at{};
     bool inside = true;
     for (std::size_t a = 0; a < 3; ++a) {
-      const double offset = std::round(tri.centre[a] * inverse_h) - static_cast<double>(a == 0 ? x0 : (a == 1 ? y0 : z0));
+      const double offset = std::floor(tri.centre[a] * inverse_h + 0.5) - static_cast<double>(a == 0 ? x0 : (a == 1 ? y0 : z0));
       inside = inside && offset >= 0 && offset <= 7;
       at[a] = inside ? static_cast<std::size_t>(offset) : 0;
     }
@@ -351,7 +398,7 @@ bool bake_mesh_brick(const PreparedMesh& mesh, const std::vector<TriangleData>& 
           const Lanes p0 = plane_start[half] + plane_z + plane_y[group], p3 = plane_end[half] + plane_z + plane_y[group];
           const Lanes low = p0 < p3 ? p0 : p3, high = p0 < p3 ? p3 : p0;
           const auto near = (gap_x2[half] + dz2 + dy2[group] <= limit * limit) & (low <= plane_limit) & (-high <= plane_limit);
-          const auto bits = static_cast<unsigned>((near[0] & 1) | (near[1] & 2) | (near[2] & 4) | (near[3] & 8));
+          const unsigned bits = lane_bits(near);
           halves |= bits << (8 * half + 4 * group);
         }
       halves &= j_mask | j_mask << 8;
