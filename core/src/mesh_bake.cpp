@@ -144,6 +144,120 @@ const Vec3& pseudo_normal(const PreparedMesh& mesh, std::uint32_t t, TriangleFea
   return mesh.face_normals[t];
 }
 
+/// The distance from p to triangle t, negative when (p - closest point) . the
+/// pseudo-normal of the closest feature is negative (then -0 for a node on the surface).
+/// Flattened so the closest-point arithmetic stays in registers.
+[[gnu::flatten]] double signed_distance(const PreparedMesh& mesh, const std::vector<TriangleData>& data, std::uint32_t t,
+                                        const Vec3& p) noexcept {
+  const TriangleData& tri = data[t];
+  const ClosestPoint q = closest_point_on_triangle(p, tri.a, tri.b, tri.c);
+  const double along_normal = dot3(sub3(p, q.point), pseudo_normal(mesh, t, q.feature));
+  const double d = std::sqrt(q.distance_squared);
+  return along_normal < 0 ? -d : d;
+}
+
+/// Three coordinates of four points, one point a lane.
+struct LanePoints {
+  Lanes x, y, z;
+};
+
+/// start + t * (end - start) per coordinate, or start where t <= 0 and end where
+/// t >= 1: detail::lerp3 per lane.
+inline LanePoints lerp_lanes(const LanePoints& start, const LanePoints& end, const Lanes& t) noexcept {
+  const Lanes zero{0, 0, 0, 0}, one{1, 1, 1, 1};
+  const auto at_start = t <= zero, at_end = t >= one;
+  auto pick = [&](const Lanes& s, const Lanes& e) {
+    const Lanes between = s + t * (e - s);
+    return at_start ? s : (at_end ? e : between);
+  };
+  return {pick(start.x, end.x), pick(start.y, end.y), pick(start.z, end.z)};
+}
+
+/// signed_distance for four nodes (lane i: node p[i], triangle t[i]) at once:
+/// closest_point_on_triangle with every region computed in lanes and the first
+/// region whose test holds kept, in the function's order, so each lane gets the
+/// bits of the scalar call. A lane whose test reaches the degenerate fallback
+/// (an edge of zero length, a normal that under- or overflows) takes the scalar call.
+std::array<double, 4> signed_distances(const PreparedMesh& mesh, const std::vector<TriangleData>& data,
+                                       const std::array<std::uint32_t, 4>& t, const LanePoints& p) noexcept {
+  LanePoints a{}, b{}, c{};
+  for (std::size_t i = 0; i < 4; ++i) {
+    const TriangleData& tri = data[t[i]];
+    a.x[i] = tri.a[0], a.y[i] = tri.a[1], a.z[i] = tri.a[2];
+    b.x[i] = tri.b[0], b.y[i] = tri.b[1], b.z[i] = tri.b[2];
+    c.x[i] = tri.c[0], c.y[i] = tri.c[1], c.z[i] = tri.c[2];
+  }
+  const Lanes zero{0, 0, 0, 0};
+  const Lanes abx = b.x - a.x, aby = b.y - a.y, abz = b.z - a.z;
+  const Lanes acx = c.x - a.x, acy = c.y - a.y, acz = c.z - a.z;
+  const Lanes apx = p.x - a.x, apy = p.y - a.y, apz = p.z - a.z;
+  const Lanes d1 = abx * apx + aby * apy + abz * apz, d2 = acx * apx + acy * apy + acz * apz;
+  const Lanes bpx = p.x - b.x, bpy = p.y - b.y, bpz = p.z - b.z;
+  const Lanes d3 = abx * bpx + aby * bpy + abz * bpz, d4 = acx * bpx + acy * bpy + acz * bpz;
+  const Lanes vc = d1 * d4 - d3 * d2;
+  const Lanes cpx = p.x - c.x, cpy = p.y - c.y, cpz = p.z - c.z;
+  const Lanes d5 = abx * cpx + aby * cpy + abz * cpz, d6 = acx * cpx + acy * cpy + acz * cpz;
+  const Lanes vb = d5 * d2 - d1 * d6;
+  const Lanes va = d3 * d6 - d5 * d4;
+  const Lanes towards_c = d4 - d3, towards_b = d5 - d6;
+  const Lanes denominator_ab = d1 - d3, denominator_ca = d2 - d6, denominator_bc = towards_c + towards_b;
+  const Lanes nx = aby * acz - abz * acy, ny = abz * acx - abx * acz, nz = abx * acy - aby * acx;
+  const Lanes nn = nx * nx + ny * ny + nz * nz;
+  const Lanes huge{1e300, 1e300, 1e300, 1e300};
+
+  // The regions in the scalar function's order; `taken` holds the lanes decided.
+  const LaneMask in_a = (d1 <= zero) & (d2 <= zero);
+  LaneMask taken = in_a;
+  const LaneMask in_b = ~taken & (d3 >= zero) & (d4 <= d3);
+  taken |= in_b;
+  const LaneMask region_ab = ~taken & (vc <= zero) & (d1 >= zero) & (d3 <= zero);
+  taken |= region_ab;
+  const LaneMask in_c = ~taken & (d6 >= zero) & (d5 <= d6);
+  taken |= in_c;
+  const LaneMask region_ca = ~taken & (vb <= zero) & (d2 >= zero) & (d6 <= zero);
+  taken |= region_ca;
+  const LaneMask region_bc = ~taken & (va <= zero) & (towards_c >= zero) & (towards_b >= zero);
+  taken |= region_bc;
+  const LaneMask fallback = (region_ab & ~(denominator_ab > zero)) | (region_ca & ~(denominator_ca > zero)) |
+                            (region_bc & ~(denominator_bc > zero)) | (~taken & ~((nn > zero) & (nn < huge)));
+
+  const LanePoints on_ab = lerp_lanes(a, b, d1 / denominator_ab);
+  const LanePoints on_ca = lerp_lanes(a, c, d2 / denominator_ca);
+  const LanePoints on_bc = lerp_lanes(b, c, towards_c / denominator_bc);
+  const Lanes along = (nx * apx + ny * apy + nz * apz) / nn;
+  const LanePoints on_face{p.x - along * nx, p.y - along * ny, p.z - along * nz};
+  auto choose = [&](const Lanes& on_a, const Lanes& on_b, const Lanes& edge_ab, const Lanes& on_c, const Lanes& edge_ca,
+                    const Lanes& edge_bc, const Lanes& face) {
+    return in_a ? on_a : (in_b ? on_b : (region_ab ? edge_ab : (in_c ? on_c : (region_ca ? edge_ca : (region_bc ? edge_bc : face)))));
+  };
+  const Lanes qx = choose(a.x, b.x, on_ab.x, c.x, on_ca.x, on_bc.x, on_face.x);
+  const Lanes qy = choose(a.y, b.y, on_ab.y, c.y, on_ca.y, on_bc.y, on_face.y);
+  const Lanes qz = choose(a.z, b.z, on_ab.z, c.z, on_ca.z, on_bc.z, on_face.z);
+  const Lanes dx = p.x - qx, dy = p.y - qy, dz = p.z - qz;
+  const Lanes distance_squared = dx * dx + dy * dy + dz * dz;
+
+  std::array<double, 4> result{};
+  for (std::size_t i = 0; i < 4; ++i) {
+    if (fallback[i]) {
+      result[i] = signed_distance(mesh, data, t[i], {p.x[i], p.y[i], p.z[i]});
+      continue;
+    }
+    using F = TriangleFeature;
+    const F feature = in_a[i] ? F::corner_a
+                      : in_b[i] ? F::corner_b
+                      : region_ab[i] ? F::edge_ab
+                      : in_c[i] ? F::corner_c
+                      : region_ca[i] ? F::edge_ca
+                      : region_bc[i] ? F::edge_bc
+                                     : F::face;
+    const Vec3& normal = pseudo_normal(mesh, t[i], feature);
+    const double along_normal = dx[i] * normal[0] + dy[i] * normal[1] + dz[i] * normal[2];
+    const double d = std::sqrt(distance_squared[i]);
+    result[i] = along_normal < 0 ? -d : d;
+  }
+  return result;
+}
+
 /// The rest of a usable triangle's frame: its edges and their inward normals n x edge
 /// (n = ab x ac, positive towards the inside). Products only, rebuilt per brick.
 struct TriangleFrame {
@@ -371,14 +485,16 @@ bool bake_mesh_brick(const PreparedMesh& mesh, const std::vector<TriangleData>& 
       plane_end[half] = (end - tri.a[0]) * normal[0];
     }
     // Per row of a layer, four rows a vector: squared y distance to the ball's
-    // centre and the plane's y term.
+    // centre and the plane's y term; per group of four rows, the smallest distance.
     std::array<Lanes, 2> dy2{}, plane_y{};
+    std::array<double, 2> group_dy2{};
     for (std::size_t group = 0; group < 2; ++group) {
       Lanes y;
       std::memcpy(&y, ys.data() + 4 * group, sizeof y);
       const Lanes dy = y - tri.centre[1];
       dy2[group] = dy * dy;
       plane_y[group] = (y - tri.a[1]) * normal[1];
+      group_dy2[group] = std::min(std::min(dy2[group][0], dy2[group][1]), std::min(dy2[group][2], dy2[group][3]));
     }
     const unsigned j_mask = (0xFFu << j_range[0]) & (0xFFu >> (8 - j_range[1]));
     const TriangleFrame frame(tri);
@@ -392,6 +508,9 @@ bool bake_mesh_brick(const PreparedMesh& mesh, const std::vector<TriangleData>& 
       unsigned halves = 0;
       for (std::size_t half = 0; half < 2; ++half)
         for (std::size_t group = 0; group < 2; ++group) {
+          // Every half_reach is at most band*h, so no lane of a group beyond `reach`
+          // of the ball can pass the test below (the sums round the same way).
+          if (((j_mask >> (4 * group)) & 0xFu) == 0 || gap_x2[half] + dz2 + group_dy2[group] > reach_squared) continue;
           Lanes half_reach;
           std::memcpy(&half_reach, scratch.half_reach.data() + 16 * k + 8 * half + 4 * group, sizeof half_reach);
           const Lanes limit = half_reach + ball, plane_limit = half_reach + slack;
@@ -433,22 +552,40 @@ bool bake_mesh_brick(const PreparedMesh& mesh, const std::vector<TriangleData>& 
 
   // Nodes within the band: exact distance, sign from the closest feature's pseudo-normal.
   std::size_t queue_end = 0;
+  bool outside_seen = false, inside_seen = false;
   for (std::size_t n = 0; n < kBrickNodes; ++n) {
     scratch.sign[n] = 0;
-    if (!(scratch.best_d2[n] <= band_squared)) continue;
-    const std::uint32_t t = scratch.best_triangle[n];
-    const TriangleData& tri = data[t];
-    const Vec3 p{xs[n & 7], ys[(n >> 3) & 7], zs[n >> 6]};
-    const ClosestPoint q = closest_point_on_triangle(p, tri.a, tri.b, tri.c);
-    const double along_normal = dot3(sub3(p, q.point), pseudo_normal(mesh, t, q.feature));
-    // A node on the surface reads 0; a positive or zero dot product reads outside.
-    const double d = std::sqrt(q.distance_squared);
-    scratch.sign[n] = along_normal < 0 ? std::int8_t{-1} : std::int8_t{1};
-    const double v = along_normal < 0 ? -d : d;
-    out[n] = static_cast<S>(v < -band_width ? -band_width : (v > band_width ? band_width : v));
-    scratch.queue[queue_end++] = static_cast<std::uint16_t>(n);
+    if (scratch.best_d2[n] <= band_squared) scratch.queue[queue_end++] = static_cast<std::uint16_t>(n);
   }
   if (queue_end == 0) return false;
+  for (std::size_t first = 0; first < queue_end; first += 4) {
+    // Four nodes at a time; a short last group repeats its first node.
+    std::array<std::uint32_t, 4> triangles{};
+    LanePoints p{};
+    for (std::size_t i = 0; i < 4; ++i) {
+      const std::size_t n = scratch.queue[first + i < queue_end ? first + i : first];
+      triangles[i] = scratch.best_triangle[n];
+      p.x[i] = xs[n & 7], p.y[i] = ys[(n >> 3) & 7], p.z[i] = zs[n >> 6];
+    }
+    const std::array<double, 4> values = signed_distances(mesh, data, triangles, p);
+    for (std::size_t i = 0; i < 4 && first + i < queue_end; ++i) {
+      const std::size_t n = scratch.queue[first + i];
+      const double v = values[i];
+      const bool inside = std::signbit(v);  // -0 reads inside
+      scratch.sign[n] = inside ? std::int8_t{-1} : std::int8_t{1};
+      inside_seen = inside_seen || inside;
+      outside_seen = outside_seen || !inside;
+      out[n] = static_cast<S>(v < -band_width ? -band_width : (v > band_width ? band_width : v));
+    }
+  }
+  if (queue_end == kBrickNodes) return true;
+  if (!inside_seen || !outside_seen) {
+    // One sign in the band: the breadth-first fill below would give it to every other node.
+    const auto clamp = static_cast<S>(inside_seen ? -band_width : band_width);
+    for (std::size_t n = 0; n < kBrickNodes; ++n)
+      if (scratch.sign[n] == 0) out[n] = clamp;
+    return true;
+  }
 
   // Nodes beyond the band: no surface lies within band*h >= h of them, so the segment
   // to any lattice neighbour does not cross it and they share its sign. Breadth-first
