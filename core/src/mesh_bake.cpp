@@ -364,6 +364,57 @@ std::array<std::size_t, 2> node_range(double centre, double half, double inverse
   return {first, end};
 }
 
+/// Nodes next to a set of brick nodes (one word per layer k, bit 8j + i), not
+/// counting the set itself.
+inline std::array<std::uint64_t, 8> lattice_neighbours(const std::array<std::uint64_t, 8>& set) noexcept {
+  constexpr std::uint64_t kFirstColumn = 0x0101010101010101ull, kLastColumn = 0x8080808080808080ull;
+  std::array<std::uint64_t, 8> next{};
+  for (std::size_t k = 0; k < 8; ++k) {
+    const std::uint64_t layer = set[k];
+    next[k] = ((layer << 1) & ~kFirstColumn) | ((layer >> 1) & ~kLastColumn) | (layer << 8) | (layer >> 8) |
+              (k > 0 ? set[k - 1] : 0) | (k < 7 ? set[k + 1] : 0);
+  }
+  return next;
+}
+
+/// The breadth-first sign fill from the signed band nodes (sign +1 or -1, 0 beyond
+/// the band), one wave of the search at a time as bit sets. When no node of a wave
+/// is next to nodes of both signs of the previous wave, every node's sign is the one
+/// the queue gives, whatever its order: writes the clamps and returns true. Returns
+/// false, writing nothing, when a wave has such a node (the queue decides there).
+template <class S>
+bool fill_by_waves(const std::array<std::int8_t, kBrickNodes>& sign, double band_width, S* out) noexcept {
+  std::array<std::uint64_t, 8> outside{}, inside{}, reached{};
+  for (std::size_t n = 0; n < kBrickNodes; ++n) {
+    const std::uint64_t bit = std::uint64_t{1} << (n & 63);
+    if (sign[n] > 0) outside[n >> 6] |= bit;
+    if (sign[n] < 0) inside[n >> 6] |= bit;
+  }
+  for (std::size_t k = 0; k < 8; ++k) reached[k] = outside[k] | inside[k];
+  std::array<std::uint64_t, 8> wave_outside = outside, wave_inside = inside, fill_outside{}, fill_inside{};
+  for (bool growing = true; growing;) {
+    const std::array<std::uint64_t, 8> next_outside = lattice_neighbours(wave_outside);
+    const std::array<std::uint64_t, 8> next_inside = lattice_neighbours(wave_inside);
+    growing = false;
+    for (std::size_t k = 0; k < 8; ++k) {
+      wave_outside[k] = next_outside[k] & ~reached[k];
+      wave_inside[k] = next_inside[k] & ~reached[k];
+      if ((wave_outside[k] & wave_inside[k]) != 0) return false;
+      reached[k] |= wave_outside[k] | wave_inside[k];
+      fill_outside[k] |= wave_outside[k];
+      fill_inside[k] |= wave_inside[k];
+      growing = growing || (wave_outside[k] | wave_inside[k]) != 0;
+    }
+  }
+  for (std::size_t k = 0; k < 8; ++k) {
+    for (std::uint64_t bits = fill_outside[k]; bits != 0; bits &= bits - 1)
+      out[64 * k + static_cast<std::size_t>(std::countr_zero(bits))] = static_cast<S>(band_width);
+    for (std::uint64_t bits = fill_inside[k]; bits != 0; bits &= bits - 1)
+      out[64 * k + static_cast<std::size_t>(std::countr_zero(bits))] = static_cast<S>(-band_width);
+  }
+  return true;
+}
+
 /// Computes one brick's 512 values from its triangle list. Returns false when no
 /// node lies within band*h of the mesh (values not written).
 ///
@@ -589,7 +640,9 @@ bool bake_mesh_brick(const PreparedMesh& mesh, const std::vector<TriangleData>& 
 
   // Nodes beyond the band: no surface lies within band*h >= h of them, so the segment
   // to any lattice neighbour does not cross it and they share its sign. Breadth-first
-  // from the nodes in the band reaches every node of the brick.
+  // from the nodes in the band reaches every node of the brick; a node takes the sign
+  // of the first node of the previous wave, in queue order, next to it.
+  if (fill_by_waves(scratch.sign, band_width, out)) return true;
   for (std::size_t at = 0; at < queue_end; ++at) {
     const std::size_t n = scratch.queue[at];
     const std::size_t i = n & 7, j = (n >> 3) & 7, k = n >> 6;
