@@ -163,14 +163,14 @@ struct LanePoints {
 
 /// start + t * (end - start) per coordinate, or start where t <= 0 and end where
 /// t >= 1: detail::lerp3 per lane.
-inline LanePoints lerp_lanes(const LanePoints& start, const LanePoints& end, const Lanes& t) noexcept {
+/// (Results through references: returning a vector by value would tie the ABI to AVX.)
+inline void lerp_lanes(const LanePoints& start, const LanePoints& end, const Lanes& t, LanePoints& point) noexcept {
   const Lanes zero{0, 0, 0, 0}, one{1, 1, 1, 1};
-  const auto at_start = t <= zero, at_end = t >= one;
-  auto pick = [&](const Lanes& s, const Lanes& e) {
-    const Lanes between = s + t * (e - s);
-    return at_start ? s : (at_end ? e : between);
-  };
-  return {pick(start.x, end.x), pick(start.y, end.y), pick(start.z, end.z)};
+  const LaneMask at_start = t <= zero, at_end = t >= one;
+  const Lanes x = start.x + t * (end.x - start.x), y = start.y + t * (end.y - start.y), z = start.z + t * (end.z - start.z);
+  point.x = at_start ? start.x : (at_end ? end.x : x);
+  point.y = at_start ? start.y : (at_end ? end.y : y);
+  point.z = at_start ? start.z : (at_end ? end.z : z);
 }
 
 /// signed_distance for four nodes (lane i: node p[i], triangle t[i]) at once:
@@ -221,18 +221,20 @@ std::array<double, 4> signed_distances(const PreparedMesh& mesh, const std::vect
   const LaneMask fallback = (region_ab & ~(denominator_ab > zero)) | (region_ca & ~(denominator_ca > zero)) |
                             (region_bc & ~(denominator_bc > zero)) | (~taken & ~((nn > zero) & (nn < huge)));
 
-  const LanePoints on_ab = lerp_lanes(a, b, d1 / denominator_ab);
-  const LanePoints on_ca = lerp_lanes(a, c, d2 / denominator_ca);
-  const LanePoints on_bc = lerp_lanes(b, c, towards_c / denominator_bc);
+  LanePoints on_ab{}, on_ca{}, on_bc{};
+  lerp_lanes(a, b, d1 / denominator_ab, on_ab);
+  lerp_lanes(a, c, d2 / denominator_ca, on_ca);
+  lerp_lanes(b, c, towards_c / denominator_bc, on_bc);
   const Lanes along = (nx * apx + ny * apy + nz * apz) / nn;
   const LanePoints on_face{p.x - along * nx, p.y - along * ny, p.z - along * nz};
-  auto choose = [&](const Lanes& on_a, const Lanes& on_b, const Lanes& edge_ab, const Lanes& on_c, const Lanes& edge_ca,
-                    const Lanes& edge_bc, const Lanes& face) {
-    return in_a ? on_a : (in_b ? on_b : (region_ab ? edge_ab : (in_c ? on_c : (region_ca ? edge_ca : (region_bc ? edge_bc : face)))));
+  auto choose = [&](Lanes& q, const Lanes& on_a, const Lanes& on_b, const Lanes& edge_ab, const Lanes& on_c,
+                    const Lanes& edge_ca, const Lanes& edge_bc, const Lanes& face) {
+    q = in_a ? on_a : (in_b ? on_b : (region_ab ? edge_ab : (in_c ? on_c : (region_ca ? edge_ca : (region_bc ? edge_bc : face)))));
   };
-  const Lanes qx = choose(a.x, b.x, on_ab.x, c.x, on_ca.x, on_bc.x, on_face.x);
-  const Lanes qy = choose(a.y, b.y, on_ab.y, c.y, on_ca.y, on_bc.y, on_face.y);
-  const Lanes qz = choose(a.z, b.z, on_ab.z, c.z, on_ca.z, on_bc.z, on_face.z);
+  Lanes qx, qy, qz;
+  choose(qx, a.x, b.x, on_ab.x, c.x, on_ca.x, on_bc.x, on_face.x);
+  choose(qy, a.y, b.y, on_ab.y, c.y, on_ca.y, on_bc.y, on_face.y);
+  choose(qz, a.z, b.z, on_ab.z, c.z, on_ca.z, on_bc.z, on_face.z);
   const Lanes dx = p.x - qx, dy = p.y - qy, dz = p.z - qz;
   const Lanes distance_squared = dx * dx + dy * dy + dz * dz;
 
