@@ -74,9 +74,9 @@ struct TriangleData {
     inverse_ca = 1 / lca;
     auto inverse_length = [](const Vec3& v) {
       const double length_squared = dot3(v, v);
-      return length_squared >= std::numeric_limits<double>::min() && length_squared <= std::numeric_limits<double>::max()
-                 ? 1 / std::sqrt(length_squared)
-                 : 0.0;
+      const bool normal = length_squared >= std::numeric_limits<double>::min() &&
+                          length_squared <= std::numeric_limits<double>::max();
+      return normal ? 1 / std::sqrt(length_squared) : 0.0;
     };
     inverse_inward_ab = inverse_length(detail::cross3(n, ab));
     inverse_inward_bc = inverse_length(detail::cross3(n, bc));
@@ -145,8 +145,9 @@ const Vec3& pseudo_normal(const PreparedMesh& mesh, std::uint32_t t, TriangleFea
 }
 
 /// The distance from p to triangle t, negative when (p - closest point) . the
-/// pseudo-normal of the closest feature is negative (then -0 for a node on the surface).
-/// Flattened so the closest-point arithmetic stays in registers.
+/// pseudo-normal of the closest feature is negative: a node on the surface reads 0,
+/// a zero or positive dot product reads outside. Flattened so the closest-point
+/// arithmetic stays in registers.
 [[gnu::flatten]] double signed_distance(const PreparedMesh& mesh, const std::vector<TriangleData>& data, std::uint32_t t,
                                         const Vec3& p) noexcept {
   const TriangleData& tri = data[t];
@@ -229,7 +230,8 @@ std::array<double, 4> signed_distances(const PreparedMesh& mesh, const std::vect
   const LanePoints on_face{p.x - along * nx, p.y - along * ny, p.z - along * nz};
   auto choose = [&](Lanes& q, const Lanes& on_a, const Lanes& on_b, const Lanes& edge_ab, const Lanes& on_c,
                     const Lanes& edge_ca, const Lanes& edge_bc, const Lanes& face) {
-    q = in_a ? on_a : (in_b ? on_b : (region_ab ? edge_ab : (in_c ? on_c : (region_ca ? edge_ca : (region_bc ? edge_bc : face)))));
+    q = in_a ? on_a
+             : (in_b ? on_b : (region_ab ? edge_ab : (in_c ? on_c : (region_ca ? edge_ca : (region_bc ? edge_bc : face)))));
   };
   Lanes qx, qy, qz;
   choose(qx, a.x, b.x, on_ab.x, c.x, on_ca.x, on_bc.x, on_face.x);
@@ -288,9 +290,9 @@ inline bool takes_node(double d2, std::uint32_t t, double best_d2, std::uint32_t
 /// Computed only when one of the nodes has both the triangle's ball and its plane
 /// within its reach (`yz2`: squared y-z distance to the ball's centre), as the
 /// distance to a triangle is at least both. `n` is the first node's index.
-[[gnu::always_inline]] inline void nearest_in_half_row(const TriangleFrame& f, const TriangleData& tri, std::uint32_t t, const Lanes& px,
-                                double y, double z, double yz2, double slack, std::size_t n,
-                                BrickScratch& scratch) noexcept {
+[[gnu::always_inline]] inline void nearest_in_half_row(const TriangleFrame& f, const TriangleData& tri, std::uint32_t t,
+                                                       const Lanes& px, double y, double z, double yz2, double slack,
+                                                       std::size_t n, BrickScratch& scratch) noexcept {
   Lanes reach;
   std::memcpy(&reach, scratch.node_reach.data() + n, sizeof reach);
   const Lanes dx = px - tri.centre[0], limit = reach + (tri.radius + slack), plane_limit = reach + slack;
