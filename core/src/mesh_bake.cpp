@@ -9,6 +9,10 @@
 #include <unordered_map>
 #include <vector>
 
+#if defined(__AVX__)
+#include <immintrin.h>
+#endif
+
 #include "distgrid/closest_point.hpp"
 #include "distgrid/detail/parallel.hpp"
 #include "distgrid/error.hpp"
@@ -22,6 +26,17 @@ using detail::sub3;
 
 /// Four doubles operated on together (GCC/Clang vector extension).
 using Lanes = double __attribute__((vector_size(32)));
+/// What comparing two Lanes gives: all ones in a lane where it holds, else zero.
+using LaneMask = std::int64_t __attribute__((vector_size(32)));
+
+/// The lanes of a comparison that hold, as bits 0 to 3 (one instruction with AVX).
+inline unsigned lane_bits(const LaneMask& mask) noexcept {
+#if defined(__AVX__)
+  return static_cast<unsigned>(_mm256_movemask_pd(std::bit_cast<__m256d>(mask)));
+#else
+  return static_cast<unsigned>((mask[0] & 1) | (mask[1] & 2) | (mask[2] & 4) | (mask[3] & 8));
+#endif
+}
 
 /// A triangle's corners, a ball that holds it, and the parts of its distance frame
 /// that cost a division or a square root, computed once per bake. The frame's edge
@@ -33,6 +48,9 @@ struct TriangleData {
   double radius;  ///< largest corner distance from the centroid, rounded up
   Vec3 unit_normal;
   double inverse_ab, inverse_bc, inverse_ca;  ///< 1 / squared edge lengths
+  /// 1 / |n x edge| (n = ab x ac) per edge, or 0 when |n x edge|^2 is not a normal
+  /// finite number: a side value times this is the signed distance inside the edge.
+  double inverse_inward_ab, inverse_inward_bc, inverse_inward_ca;
   bool usable;  ///< false when the normal under- or overflows or an edge has zero length
 
   TriangleData(const Vec3& corner_a, const Vec3& corner_b, const Vec3& corner_c) noexcept
@@ -54,6 +72,15 @@ struct TriangleData {
     inverse_ab = 1 / lab;
     inverse_bc = 1 / lbc;
     inverse_ca = 1 / lca;
+    auto inverse_length = [](const Vec3& v) {
+      const double length_squared = dot3(v, v);
+      const bool normal = length_squared >= std::numeric_limits<double>::min() &&
+                          length_squared <= std::numeric_limits<double>::max();
+      return normal ? 1 / std::sqrt(length_squared) : 0.0;
+    };
+    inverse_inward_ab = inverse_length(detail::cross3(n, ab));
+    inverse_inward_bc = inverse_length(detail::cross3(n, bc));
+    inverse_inward_ca = inverse_length(detail::cross3(n, ca));
   }
 };
 
@@ -117,6 +144,124 @@ const Vec3& pseudo_normal(const PreparedMesh& mesh, std::uint32_t t, TriangleFea
   return mesh.face_normals[t];
 }
 
+/// The distance from p to triangle t, negative when (p - closest point) . the
+/// pseudo-normal of the closest feature is negative: a node on the surface reads 0,
+/// a zero or positive dot product reads outside. Flattened so the closest-point
+/// arithmetic stays in registers.
+[[gnu::flatten]] double signed_distance(const PreparedMesh& mesh, const std::vector<TriangleData>& data, std::uint32_t t,
+                                        const Vec3& p) noexcept {
+  const TriangleData& tri = data[t];
+  const ClosestPoint q = closest_point_on_triangle(p, tri.a, tri.b, tri.c);
+  const double along_normal = dot3(sub3(p, q.point), pseudo_normal(mesh, t, q.feature));
+  const double d = std::sqrt(q.distance_squared);
+  return along_normal < 0 ? -d : d;
+}
+
+/// Three coordinates of four points, one point a lane.
+struct LanePoints {
+  Lanes x, y, z;
+};
+
+/// start + t * (end - start) per coordinate, or start where t <= 0 and end where
+/// t >= 1: detail::lerp3 per lane.
+/// (Results through references: returning a vector by value would tie the ABI to AVX.)
+inline void lerp_lanes(const LanePoints& start, const LanePoints& end, const Lanes& t, LanePoints& point) noexcept {
+  const Lanes zero{0, 0, 0, 0}, one{1, 1, 1, 1};
+  const LaneMask at_start = t <= zero, at_end = t >= one;
+  const Lanes x = start.x + t * (end.x - start.x), y = start.y + t * (end.y - start.y), z = start.z + t * (end.z - start.z);
+  point.x = at_start ? start.x : (at_end ? end.x : x);
+  point.y = at_start ? start.y : (at_end ? end.y : y);
+  point.z = at_start ? start.z : (at_end ? end.z : z);
+}
+
+/// signed_distance for four nodes (lane i: node p[i], triangle t[i]) at once:
+/// closest_point_on_triangle with every region computed in lanes and the first
+/// region whose test holds kept, in the function's order, so each lane gets the
+/// bits of the scalar call. A lane whose test reaches the degenerate fallback
+/// (an edge of zero length, a normal that under- or overflows) takes the scalar call.
+std::array<double, 4> signed_distances(const PreparedMesh& mesh, const std::vector<TriangleData>& data,
+                                       const std::array<std::uint32_t, 4>& t, const LanePoints& p) noexcept {
+  LanePoints a{}, b{}, c{};
+  for (std::size_t i = 0; i < 4; ++i) {
+    const TriangleData& tri = data[t[i]];
+    a.x[i] = tri.a[0], a.y[i] = tri.a[1], a.z[i] = tri.a[2];
+    b.x[i] = tri.b[0], b.y[i] = tri.b[1], b.z[i] = tri.b[2];
+    c.x[i] = tri.c[0], c.y[i] = tri.c[1], c.z[i] = tri.c[2];
+  }
+  const Lanes zero{0, 0, 0, 0};
+  const Lanes abx = b.x - a.x, aby = b.y - a.y, abz = b.z - a.z;
+  const Lanes acx = c.x - a.x, acy = c.y - a.y, acz = c.z - a.z;
+  const Lanes apx = p.x - a.x, apy = p.y - a.y, apz = p.z - a.z;
+  const Lanes d1 = abx * apx + aby * apy + abz * apz, d2 = acx * apx + acy * apy + acz * apz;
+  const Lanes bpx = p.x - b.x, bpy = p.y - b.y, bpz = p.z - b.z;
+  const Lanes d3 = abx * bpx + aby * bpy + abz * bpz, d4 = acx * bpx + acy * bpy + acz * bpz;
+  const Lanes vc = d1 * d4 - d3 * d2;
+  const Lanes cpx = p.x - c.x, cpy = p.y - c.y, cpz = p.z - c.z;
+  const Lanes d5 = abx * cpx + aby * cpy + abz * cpz, d6 = acx * cpx + acy * cpy + acz * cpz;
+  const Lanes vb = d5 * d2 - d1 * d6;
+  const Lanes va = d3 * d6 - d5 * d4;
+  const Lanes towards_c = d4 - d3, towards_b = d5 - d6;
+  const Lanes denominator_ab = d1 - d3, denominator_ca = d2 - d6, denominator_bc = towards_c + towards_b;
+  const Lanes nx = aby * acz - abz * acy, ny = abz * acx - abx * acz, nz = abx * acy - aby * acx;
+  const Lanes nn = nx * nx + ny * ny + nz * nz;
+  const Lanes huge{1e300, 1e300, 1e300, 1e300};
+
+  // The regions in the scalar function's order; `taken` holds the lanes decided.
+  const LaneMask in_a = (d1 <= zero) & (d2 <= zero);
+  LaneMask taken = in_a;
+  const LaneMask in_b = ~taken & (d3 >= zero) & (d4 <= d3);
+  taken |= in_b;
+  const LaneMask region_ab = ~taken & (vc <= zero) & (d1 >= zero) & (d3 <= zero);
+  taken |= region_ab;
+  const LaneMask in_c = ~taken & (d6 >= zero) & (d5 <= d6);
+  taken |= in_c;
+  const LaneMask region_ca = ~taken & (vb <= zero) & (d2 >= zero) & (d6 <= zero);
+  taken |= region_ca;
+  const LaneMask region_bc = ~taken & (va <= zero) & (towards_c >= zero) & (towards_b >= zero);
+  taken |= region_bc;
+  const LaneMask fallback = (region_ab & ~(denominator_ab > zero)) | (region_ca & ~(denominator_ca > zero)) |
+                            (region_bc & ~(denominator_bc > zero)) | (~taken & ~((nn > zero) & (nn < huge)));
+
+  LanePoints on_ab{}, on_ca{}, on_bc{};
+  lerp_lanes(a, b, d1 / denominator_ab, on_ab);
+  lerp_lanes(a, c, d2 / denominator_ca, on_ca);
+  lerp_lanes(b, c, towards_c / denominator_bc, on_bc);
+  const Lanes along = (nx * apx + ny * apy + nz * apz) / nn;
+  const LanePoints on_face{p.x - along * nx, p.y - along * ny, p.z - along * nz};
+  auto choose = [&](Lanes& q, const Lanes& on_a, const Lanes& on_b, const Lanes& edge_ab, const Lanes& on_c,
+                    const Lanes& edge_ca, const Lanes& edge_bc, const Lanes& face) {
+    q = in_a ? on_a
+             : (in_b ? on_b : (region_ab ? edge_ab : (in_c ? on_c : (region_ca ? edge_ca : (region_bc ? edge_bc : face)))));
+  };
+  Lanes qx, qy, qz;
+  choose(qx, a.x, b.x, on_ab.x, c.x, on_ca.x, on_bc.x, on_face.x);
+  choose(qy, a.y, b.y, on_ab.y, c.y, on_ca.y, on_bc.y, on_face.y);
+  choose(qz, a.z, b.z, on_ab.z, c.z, on_ca.z, on_bc.z, on_face.z);
+  const Lanes dx = p.x - qx, dy = p.y - qy, dz = p.z - qz;
+  const Lanes distance_squared = dx * dx + dy * dy + dz * dz;
+
+  std::array<double, 4> result{};
+  for (std::size_t i = 0; i < 4; ++i) {
+    if (fallback[i]) {
+      result[i] = signed_distance(mesh, data, t[i], {p.x[i], p.y[i], p.z[i]});
+      continue;
+    }
+    using F = TriangleFeature;
+    const F feature = in_a[i] ? F::corner_a
+                      : in_b[i] ? F::corner_b
+                      : region_ab[i] ? F::edge_ab
+                      : in_c[i] ? F::corner_c
+                      : region_ca[i] ? F::edge_ca
+                      : region_bc[i] ? F::edge_bc
+                                     : F::face;
+    const Vec3& normal = pseudo_normal(mesh, t[i], feature);
+    const double along_normal = dx[i] * normal[0] + dy[i] * normal[1] + dz[i] * normal[2];
+    const double d = std::sqrt(distance_squared[i]);
+    result[i] = along_normal < 0 ? -d : d;
+  }
+  return result;
+}
+
 /// The rest of a usable triangle's frame: its edges and their inward normals n x edge
 /// (n = ab x ac, positive towards the inside). Products only, rebuilt per brick.
 struct TriangleFrame {
@@ -145,9 +290,9 @@ inline bool takes_node(double d2, std::uint32_t t, double best_d2, std::uint32_t
 /// Computed only when one of the nodes has both the triangle's ball and its plane
 /// within its reach (`yz2`: squared y-z distance to the ball's centre), as the
 /// distance to a triangle is at least both. `n` is the first node's index.
-inline void nearest_in_half_row(const TriangleFrame& f, const TriangleData& tri, std::uint32_t t, const Lanes& px,
-                                double y, double z, double yz2, double slack, std::size_t n,
-                                BrickScratch& scratch) noexcept {
+[[gnu::always_inline]] inline void nearest_in_half_row(const TriangleFrame& f, const TriangleData& tri, std::uint32_t t,
+                                                       const Lanes& px, double y, double z, double yz2, double slack,
+                                                       std::size_t n, BrickScratch& scratch) noexcept {
   Lanes reach;
   std::memcpy(&reach, scratch.node_reach.data() + n, sizeof reach);
   const Lanes dx = px - tri.centre[0], limit = reach + (tri.radius + slack), plane_limit = reach + slack;
@@ -155,7 +300,7 @@ inline void nearest_in_half_row(const TriangleFrame& f, const TriangleData& tri,
   const double apy = y - tri.a[1], apz = z - tri.a[2];
   const Lanes plane = apx * tri.unit_normal[0] + apy * tri.unit_normal[1] + apz * tri.unit_normal[2];
   const auto within = (dx * dx + yz2 <= limit * limit) & (plane <= plane_limit) & (-plane <= plane_limit);
-  if (!(within[0] | within[1] | within[2] | within[3])) return;
+  if (lane_bits(within) == 0) return;
 
   const Lanes zero{0, 0, 0, 0}, one{1, 1, 1, 1};
   const double bpy = y - tri.b[1], bpz = z - tri.b[2], cpy = y - tri.c[1], cpz = z - tri.c[2];
@@ -163,6 +308,22 @@ inline void nearest_in_half_row(const TriangleFrame& f, const TriangleData& tri,
   const Lanes side_ab = apx * f.inward_ab[0] + apy * f.inward_ab[1] + apz * f.inward_ab[2];
   const Lanes side_bc = bpx * f.inward_bc[0] + bpy * f.inward_bc[1] + bpz * f.inward_bc[2];
   const Lanes side_ca = cpx * f.inward_ca[0] + cpy * f.inward_ca[1] + cpz * f.inward_ca[2];
+  // A lower bound on the squared distance: the plane's term squared plus the
+  // squared distance of the node's projection beyond the edge line it lies farthest
+  // outside (the triangle lies within each edge's half-plane). A lane whose finite
+  // bound exceeds its reach plus slack cannot take the node (an overflow or NaN
+  // keeps it); when no lane is left, the segments are skipped.
+  const Lanes inside_ab = side_ab * tri.inverse_inward_ab, inside_bc = side_bc * tri.inverse_inward_bc,
+              inside_ca = side_ca * tri.inverse_inward_ca;
+  const Lanes beyond_ab = side_ab < zero ? inside_ab * inside_ab : zero;
+  const Lanes beyond_bc = side_bc < zero ? inside_bc * inside_bc : zero;
+  const Lanes beyond_ca = side_ca < zero ? inside_ca * inside_ca : zero;
+  Lanes beyond = beyond_bc > beyond_ab ? beyond_bc : beyond_ab;
+  beyond = beyond_ca > beyond ? beyond_ca : beyond;
+  const Lanes plane_squared = plane * plane, bound = plane_squared + beyond, bound_limit = reach + slack;
+  const Lanes largest{std::numeric_limits<double>::max(), std::numeric_limits<double>::max(),
+                      std::numeric_limits<double>::max(), std::numeric_limits<double>::max()};
+  if (lane_bits(within & ~((bound > bound_limit * bound_limit) & (bound <= largest))) == 0) return;
   // Segment parameters clamped to [0, 1].
   Lanes s_ab = (apx * f.ab[0] + apy * f.ab[1] + apz * f.ab[2]) * tri.inverse_ab;
   Lanes s_bc = (bpx * f.bc[0] + bpy * f.bc[1] + bpz * f.bc[2]) * tri.inverse_bc;
@@ -179,9 +340,13 @@ inline void nearest_in_half_row(const TriangleFrame& f, const TriangleData& tri,
   Lanes edges = e_bc < e_ab ? e_bc : e_ab;
   edges = e_ca < edges ? e_ca : edges;
   const auto inside = (side_ab >= zero) & (side_bc >= zero) & (side_ca >= zero);
-  const Lanes d2 = inside ? plane * plane : edges;
+  const Lanes d2 = inside ? plane_squared : edges;
+  Lanes best;
+  std::memcpy(&best, scratch.best_d2.data() + n, sizeof best);
+  // Only a lane at or below its node's best can take it; takes_node settles ties.
   bool changed = false;
-  for (std::size_t i = 0; i < 4; ++i) {
+  for (unsigned lanes = lane_bits(d2 <= best); lanes != 0; lanes &= lanes - 1) {
+    const auto i = static_cast<std::size_t>(std::countr_zero(lanes));
     if (!takes_node(d2[i], t, scratch.best_d2[n + i], scratch.best_triangle[n + i])) continue;
     scratch.best_d2[n + i] = d2[i];
     scratch.best_triangle[n + i] = t;
@@ -201,6 +366,57 @@ std::array<std::size_t, 2> node_range(double centre, double half, double inverse
   const std::size_t first = lo <= 0 ? 0 : (lo >= 8 ? 8 : static_cast<std::size_t>(lo));
   const std::size_t end = hi < 0 ? 0 : (hi >= 7 ? 8 : static_cast<std::size_t>(hi) + 1);
   return {first, end};
+}
+
+/// Nodes next to a set of brick nodes (one word per layer k, bit 8j + i), not
+/// counting the set itself.
+inline std::array<std::uint64_t, 8> lattice_neighbours(const std::array<std::uint64_t, 8>& set) noexcept {
+  constexpr std::uint64_t kFirstColumn = 0x0101010101010101ull, kLastColumn = 0x8080808080808080ull;
+  std::array<std::uint64_t, 8> next{};
+  for (std::size_t k = 0; k < 8; ++k) {
+    const std::uint64_t layer = set[k];
+    next[k] = ((layer << 1) & ~kFirstColumn) | ((layer >> 1) & ~kLastColumn) | (layer << 8) | (layer >> 8) |
+              (k > 0 ? set[k - 1] : 0) | (k < 7 ? set[k + 1] : 0);
+  }
+  return next;
+}
+
+/// The breadth-first sign fill from the signed band nodes (sign +1 or -1, 0 beyond
+/// the band), one wave of the search at a time as bit sets. When no node of a wave
+/// is next to nodes of both signs of the previous wave, every node's sign is the one
+/// the queue gives, whatever its order: writes the clamps and returns true. Returns
+/// false, writing nothing, when a wave has such a node (the queue decides there).
+template <class S>
+bool fill_by_waves(const std::array<std::int8_t, kBrickNodes>& sign, double band_width, S* out) noexcept {
+  std::array<std::uint64_t, 8> outside{}, inside{}, reached{};
+  for (std::size_t n = 0; n < kBrickNodes; ++n) {
+    const std::uint64_t bit = std::uint64_t{1} << (n & 63);
+    if (sign[n] > 0) outside[n >> 6] |= bit;
+    if (sign[n] < 0) inside[n >> 6] |= bit;
+  }
+  for (std::size_t k = 0; k < 8; ++k) reached[k] = outside[k] | inside[k];
+  std::array<std::uint64_t, 8> wave_outside = outside, wave_inside = inside, fill_outside{}, fill_inside{};
+  for (bool growing = true; growing;) {
+    const std::array<std::uint64_t, 8> next_outside = lattice_neighbours(wave_outside);
+    const std::array<std::uint64_t, 8> next_inside = lattice_neighbours(wave_inside);
+    growing = false;
+    for (std::size_t k = 0; k < 8; ++k) {
+      wave_outside[k] = next_outside[k] & ~reached[k];
+      wave_inside[k] = next_inside[k] & ~reached[k];
+      if ((wave_outside[k] & wave_inside[k]) != 0) return false;
+      reached[k] |= wave_outside[k] | wave_inside[k];
+      fill_outside[k] |= wave_outside[k];
+      fill_inside[k] |= wave_inside[k];
+      growing = growing || (wave_outside[k] | wave_inside[k]) != 0;
+    }
+  }
+  for (std::size_t k = 0; k < 8; ++k) {
+    for (std::uint64_t bits = fill_outside[k]; bits != 0; bits &= bits - 1)
+      out[64 * k + static_cast<std::size_t>(std::countr_zero(bits))] = static_cast<S>(band_width);
+    for (std::uint64_t bits = fill_inside[k]; bits != 0; bits &= bits - 1)
+      out[64 * k + static_cast<std::size_t>(std::countr_zero(bits))] = static_cast<S>(-band_width);
+  }
+  return true;
 }
 
 /// Computes one brick's 512 values from its triangle list. Returns false when no
@@ -270,7 +486,7 @@ bool bake_mesh_brick(const PreparedMesh& mesh, const std::vector<TriangleData>& 
     std::array<std::size_t, 3> at{};
     bool inside = true;
     for (std::size_t a = 0; a < 3; ++a) {
-      const double offset = std::round(tri.centre[a] * inverse_h) - static_cast<double>(a == 0 ? x0 : (a == 1 ? y0 : z0));
+      const double offset = std::floor(tri.centre[a] * inverse_h + 0.5) - static_cast<double>(a == 0 ? x0 : (a == 1 ? y0 : z0));
       inside = inside && offset >= 0 && offset <= 7;
       at[a] = inside ? static_cast<std::size_t>(offset) : 0;
     }
@@ -324,14 +540,16 @@ bool bake_mesh_brick(const PreparedMesh& mesh, const std::vector<TriangleData>& 
       plane_end[half] = (end - tri.a[0]) * normal[0];
     }
     // Per row of a layer, four rows a vector: squared y distance to the ball's
-    // centre and the plane's y term.
+    // centre and the plane's y term; per group of four rows, the smallest distance.
     std::array<Lanes, 2> dy2{}, plane_y{};
+    std::array<double, 2> group_dy2{};
     for (std::size_t group = 0; group < 2; ++group) {
       Lanes y;
       std::memcpy(&y, ys.data() + 4 * group, sizeof y);
       const Lanes dy = y - tri.centre[1];
       dy2[group] = dy * dy;
       plane_y[group] = (y - tri.a[1]) * normal[1];
+      group_dy2[group] = std::min(std::min(dy2[group][0], dy2[group][1]), std::min(dy2[group][2], dy2[group][3]));
     }
     const unsigned j_mask = (0xFFu << j_range[0]) & (0xFFu >> (8 - j_range[1]));
     const TriangleFrame frame(tri);
@@ -345,13 +563,16 @@ bool bake_mesh_brick(const PreparedMesh& mesh, const std::vector<TriangleData>& 
       unsigned halves = 0;
       for (std::size_t half = 0; half < 2; ++half)
         for (std::size_t group = 0; group < 2; ++group) {
+          // Every half_reach is at most band*h, so no lane of a group beyond `reach`
+          // of the ball can pass the test below (the sums round the same way).
+          if (((j_mask >> (4 * group)) & 0xFu) == 0 || gap_x2[half] + dz2 + group_dy2[group] > reach_squared) continue;
           Lanes half_reach;
           std::memcpy(&half_reach, scratch.half_reach.data() + 16 * k + 8 * half + 4 * group, sizeof half_reach);
           const Lanes limit = half_reach + ball, plane_limit = half_reach + slack;
           const Lanes p0 = plane_start[half] + plane_z + plane_y[group], p3 = plane_end[half] + plane_z + plane_y[group];
           const Lanes low = p0 < p3 ? p0 : p3, high = p0 < p3 ? p3 : p0;
           const auto near = (gap_x2[half] + dz2 + dy2[group] <= limit * limit) & (low <= plane_limit) & (-high <= plane_limit);
-          const auto bits = static_cast<unsigned>((near[0] & 1) | (near[1] & 2) | (near[2] & 4) | (near[3] & 8));
+          const unsigned bits = lane_bits(near);
           halves |= bits << (8 * half + 4 * group);
         }
       halves &= j_mask | j_mask << 8;
@@ -386,26 +607,46 @@ bool bake_mesh_brick(const PreparedMesh& mesh, const std::vector<TriangleData>& 
 
   // Nodes within the band: exact distance, sign from the closest feature's pseudo-normal.
   std::size_t queue_end = 0;
+  bool outside_seen = false, inside_seen = false;
   for (std::size_t n = 0; n < kBrickNodes; ++n) {
     scratch.sign[n] = 0;
-    if (!(scratch.best_d2[n] <= band_squared)) continue;
-    const std::uint32_t t = scratch.best_triangle[n];
-    const TriangleData& tri = data[t];
-    const Vec3 p{xs[n & 7], ys[(n >> 3) & 7], zs[n >> 6]};
-    const ClosestPoint q = closest_point_on_triangle(p, tri.a, tri.b, tri.c);
-    const double along_normal = dot3(sub3(p, q.point), pseudo_normal(mesh, t, q.feature));
-    // A node on the surface reads 0; a positive or zero dot product reads outside.
-    const double d = std::sqrt(q.distance_squared);
-    scratch.sign[n] = along_normal < 0 ? std::int8_t{-1} : std::int8_t{1};
-    const double v = along_normal < 0 ? -d : d;
-    out[n] = static_cast<S>(v < -band_width ? -band_width : (v > band_width ? band_width : v));
-    scratch.queue[queue_end++] = static_cast<std::uint16_t>(n);
+    if (scratch.best_d2[n] <= band_squared) scratch.queue[queue_end++] = static_cast<std::uint16_t>(n);
   }
   if (queue_end == 0) return false;
+  for (std::size_t first = 0; first < queue_end; first += 4) {
+    // Four nodes at a time; a short last group repeats its first node.
+    std::array<std::uint32_t, 4> triangles{};
+    LanePoints p{};
+    for (std::size_t i = 0; i < 4; ++i) {
+      const std::size_t n = scratch.queue[first + i < queue_end ? first + i : first];
+      triangles[i] = scratch.best_triangle[n];
+      p.x[i] = xs[n & 7], p.y[i] = ys[(n >> 3) & 7], p.z[i] = zs[n >> 6];
+    }
+    const std::array<double, 4> values = signed_distances(mesh, data, triangles, p);
+    for (std::size_t i = 0; i < 4 && first + i < queue_end; ++i) {
+      const std::size_t n = scratch.queue[first + i];
+      const double v = values[i];
+      const bool inside = std::signbit(v);  // -0 reads inside
+      scratch.sign[n] = inside ? std::int8_t{-1} : std::int8_t{1};
+      inside_seen = inside_seen || inside;
+      outside_seen = outside_seen || !inside;
+      out[n] = static_cast<S>(v < -band_width ? -band_width : (v > band_width ? band_width : v));
+    }
+  }
+  if (queue_end == kBrickNodes) return true;
+  if (!inside_seen || !outside_seen) {
+    // One sign in the band: the breadth-first fill below would give it to every other node.
+    const auto clamp = static_cast<S>(inside_seen ? -band_width : band_width);
+    for (std::size_t n = 0; n < kBrickNodes; ++n)
+      if (scratch.sign[n] == 0) out[n] = clamp;
+    return true;
+  }
 
   // Nodes beyond the band: no surface lies within band*h >= h of them, so the segment
   // to any lattice neighbour does not cross it and they share its sign. Breadth-first
-  // from the nodes in the band reaches every node of the brick.
+  // from the nodes in the band reaches every node of the brick; a node takes the sign
+  // of the first node of the previous wave, in queue order, next to it.
+  if (fill_by_waves(scratch.sign, band_width, out)) return true;
   for (std::size_t at = 0; at < queue_end; ++at) {
     const std::size_t n = scratch.queue[at];
     const std::size_t i = n & 7, j = (n >> 3) & 7, k = n >> 6;
