@@ -31,6 +31,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "distgrid/detail/contour_cases.hpp"
@@ -351,7 +352,14 @@ std::uint8_t mixed_cells(unsigned r00, unsigned r10, unsigned r01, unsigned r11)
 template <class S>
 class BrickMesher {
  public:
-  BrickMesher(const Grid<S>& grid, const ContourOptions& options) : grid_(grid), options_(options) {
+  /// `reuse`: a result whose arrays' capacity the output takes over (contents dropped).
+  BrickMesher(const Grid<S>& grid, const ContourOptions& options, ContourResult&& reuse) : grid_(grid), options_(options) {
+    out_.result.mesh.positions = std::move(reuse.mesh.positions);
+    out_.result.mesh.normals = std::move(reuse.mesh.normals);
+    out_.result.mesh.triangles = std::move(reuse.mesh.triangles);
+    out_.result.mesh.positions.clear();
+    out_.result.mesh.normals.clear();
+    out_.result.mesh.triangles.clear();
     block_.resize({12, 12, 12});
     steps_ = corner_steps(block_);
     const std::size_t count = grid.stored_keys().size();
@@ -926,7 +934,12 @@ class BrickMesher {
 
 template <class S>
 ContourResult contour(const Grid<S>& grid, const ContourOptions& options) {
-  return BrickMesher<S>(grid, options).run();
+  return BrickMesher<S>(grid, options, ContourResult{}).run();
+}
+
+template <class S>
+void contour(const Grid<S>& grid, const ContourOptions& options, ContourResult& result) {
+  result = BrickMesher<S>(grid, options, std::move(result)).run();
 }
 
 namespace detail {
@@ -1060,5 +1073,7 @@ template ContourResult contour_dense<double>(const Grid<double>&, const ContourO
 
 template ContourResult contour<float>(const Grid<float>&, const ContourOptions&);
 template ContourResult contour<double>(const Grid<double>&, const ContourOptions&);
+template void contour<float>(const Grid<float>&, const ContourOptions&, ContourResult&);
+template void contour<double>(const Grid<double>&, const ContourOptions&, ContourResult&);
 
 }  // namespace distgrid
