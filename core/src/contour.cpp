@@ -473,8 +473,11 @@ class BrickMesher {
       const std::size_t shells_needed = (at - plane_first_[0] + 1) * channels * kShellSize;
       if (plane_shells_[0].size() < shells_needed)
         plane_shells_[0].resize(std::max(shells_needed, 2 * plane_shells_[0].size()));
-      if (at + 1 < cell_bricks_.size()) prefetch(cell_bricks_[at + 1], cell_bricks_[at]);
+      if (at == 0) load_sources(cell_bricks_[at], nullptr);
       gather(cell_bricks_[at]);
+      // The next brick's sources now, and a hint to start loading its values, so the
+      // memory latency overlaps with the meshing of this brick.
+      if (at + 1 < cell_bricks_.size()) prefetch(load_sources(cell_bricks_[at + 1], &cell_bricks_[at]));
       if (options_.mesher == Mesher::surface_nets)
         surface_nets_brick(at);
       else
@@ -613,24 +616,33 @@ class BrickMesher {
       sources[static_cast<std::size_t>(d)] = source({c[0] + d % 3 - 1, c[1] + (d / 3) % 3 - 1, c[2] + d / 9 - 1});
   }
 
-  /// Starts loading the values of the bricks the gather of cell brick c reads that
-  /// the gather of cell brick `before` did not (the 9 below on z when c is the next one
-  /// down the column, else all 27). A hint that overlaps memory latency with the work
-  /// on the brick before; no effect on results.
-  void prefetch(const Coord& c, const Coord& before) const {
-    const bool next_down = c[0] == before[0] && c[1] == before[1] && c[2] == before[2] - 1;
-    std::array<Source, 27> sources;
-    const int count = next_down ? 9 : 27;
-    sources_around(c, count, sources);
+  /// Fills sources_ for cell brick c, whose gather comes after that of cell brick
+  /// `before` (null: none). When c is the next one down the column, the 18 sources
+  /// both share move up one layer and only the 9 below are looked up. Returns how
+  /// many sources at the start of sources_ are new (9 or 27).
+  int load_sources(const Coord& c, const Coord* before) {
+    const bool next_down = before != nullptr && c[0] == (*before)[0] && c[1] == (*before)[1] && c[2] == (*before)[2] - 1;
+    if (!next_down) {
+      sources_around(c, 27, sources_);
+      return 27;
+    }
+    std::copy_backward(sources_.begin(), sources_.begin() + 18, sources_.end());
+    sources_around(c, 9, sources_);
+    return 9;
+  }
+
+  /// Starts loading the values of the first `count` bricks of sources_. A hint; no
+  /// effect on results.
+  void prefetch(int count) const {
     for (int d = 0; d < count; ++d) {
-      const Source& src = sources[static_cast<std::size_t>(d)];
+      const Source& src = sources_[static_cast<std::size_t>(d)];
       if (src.values == nullptr) continue;
       const auto* bytes = reinterpret_cast<const char*>(src.values);
       for (std::size_t offset = 0; offset < kBrickNodes * sizeof(S); offset += 64) __builtin_prefetch(bytes + offset);
     }
   }
 
-  /// Inside bits of block rows at local -1..10 around cell brick c (row_bits_), which
+  /// From sources_ (those of cell brick c): inside bits of block rows at local -1..10 (row_bits_), which
   /// own cells change sign (mixed_), and the node values (block_) of the rows those
   /// cells' vertices read; the other rows of block_ keep stale values and are never
   /// read. Local 9 and 10 serve the manifold mode's look at the neighbours of cells at 8.
@@ -639,8 +651,7 @@ class BrickMesher {
     // Block row (y, z) at local -1..10 takes node 7 of the brick below on x, nodes
     // 0..7 of the middle one and 0..2 of the one above, from the bricks at that row's
     // (y, z) brick offsets.
-    std::array<Source, 27> sources;
-    sources_around(c, 27, sources);
+    const std::array<Source, 27>& sources = sources_;
     const auto brick_part = [](int block_index, int& node) {  // which brick offset (0..2), node within it
       if (block_index == 0) {
         node = 7;
@@ -653,29 +664,37 @@ class BrickMesher {
       node = block_index - 9;
       return 2;
     };
+    const auto combine = [](const std::uint8_t* below, const std::uint8_t* middle, const std::uint8_t* above) {
+      return static_cast<std::uint16_t>((*below >> 7) | (*middle << 1) | ((*above & 7u) << 9));
+    };
     for (int z = 0; z < 12; ++z) {
       int node_z = 0;
       const int dz = brick_part(z, node_z);
-      for (int y = 0; y < 12; ++y) {
-        int node_y = 0;
-        const int dy = brick_part(y, node_y);
-        const auto row = static_cast<std::size_t>(node_y + 8 * node_z);
-        const Source* src = &sources[static_cast<std::size_t>(3 * dy + 9 * dz)];
-        row_bits_[static_cast<std::size_t>(y + 12 * z)] = static_cast<std::uint16_t>(
-            ((*src[0].rows)[row] >> 7) | ((*src[1].rows)[row] << 1) | (((*src[2].rows)[row] & 7u) << 9));
-      }
+      // The layer's sources at brick offsets (x, y) = 3 y + x; rows of node layer node_z.
+      const Source* layer = &sources[static_cast<std::size_t>(9 * dz)];
+      const auto rows = [&](int d, int node_y) {
+        return layer[static_cast<std::size_t>(d)].rows->data() + node_y + 8 * node_z;
+      };
+      std::uint16_t* bits = row_bits_.data() + 12 * z;
+      bits[0] = combine(rows(0, 7), rows(1, 7), rows(2, 7));
+      // Block rows 1..8 from node rows 0..7 of the middle bricks, contiguous (vectorises).
+      const std::uint8_t *below = rows(3, 0), *middle = rows(4, 0), *above = rows(5, 0);
+      for (int y = 0; y < 8; ++y) bits[1 + y] = combine(below + y, middle + y, above + y);
+      for (int y = 0; y < 3; ++y) bits[9 + y] = combine(rows(6, y), rows(7, y), rows(8, y));
     }
     // A cell's vertex reads its corners and their neighbours: block rows y..y+3 and
     // z..z+3 for own cell row (y, z). Bit y of needed[z]: block row (y, z) is read.
     std::array<unsigned, 12> needed{};
-    for (int z = 0; z < 8; ++z)
-      for (int y = 0; y < 8; ++y) {
-        const std::uint8_t mixed = mixed_cells(block_row(y + 1, z + 1), block_row(y + 2, z + 1),
-                                               block_row(y + 1, z + 2), block_row(y + 2, z + 2));
-        mixed_[static_cast<std::size_t>(y + 8 * z)] = mixed;
-        if (mixed == 0) continue;
-        for (int dz = 0; dz < 4; ++dz) needed[static_cast<std::size_t>(z + dz)] |= 0xfu << y;
-      }
+    for (int z = 0; z < 8; ++z) {
+      const std::uint16_t* low = row_bits_.data() + 12 * (z + 1) + 1;  // block rows (1.., z + 1)
+      const std::uint16_t* high = low + 12;                             // block rows (1.., z + 2)
+      std::uint8_t* mixed = mixed_.data() + 8 * z;
+      for (int y = 0; y < 8; ++y) mixed[y] = mixed_cells(low[y], low[y + 1], high[y], high[y + 1]);
+      unsigned rows_mixed = 0;  // bit y: own cell row (y, z) has a mixed cell
+      for (int y = 0; y < 8; ++y) rows_mixed |= (mixed[y] != 0 ? 1u : 0u) << y;
+      const unsigned rows_read = rows_mixed | (rows_mixed << 1) | (rows_mixed << 2) | (rows_mixed << 3);
+      for (int dz = 0; dz < 4; ++dz) needed[static_cast<std::size_t>(z + dz)] |= rows_read;
+    }
     for (int z = 0; z < 12; ++z) {
       int node_z = 0;
       const int dz = brick_part(z, node_z);
@@ -937,6 +956,7 @@ class BrickMesher {
   std::array<std::vector<std::uint32_t>, 2> plane_shells_;
   std::array<std::size_t, 2> plane_first_{};
   std::vector<std::uint32_t> table_;
+  std::array<Source, 27> sources_;  // of the brick being gathered, see load_sources
   Block block_;
   std::array<std::uint16_t, 144> row_bits_{};  // per block row (y + 12 z), see gather
   std::array<std::uint8_t, 64> mixed_{};       // per own cell row (y + 8 z), see gather
