@@ -153,6 +153,22 @@ constexpr std::array<std::uint16_t, 256> kCrossingEdges = [] {
 using Lanes = double __attribute__((vector_size(32)));
 using LaneMask = std::int64_t __attribute__((vector_size(32)));
 
+/// Eight bytes or eight 16-bit words operated on lane by lane (rows of inside bits).
+using Bytes8 = std::uint8_t __attribute__((vector_size(8)));
+using Words8 = std::uint16_t __attribute__((vector_size(16)));
+
+Words8 load_words(const std::uint16_t* words) noexcept {
+  Words8 loaded;
+  std::memcpy(&loaded, words, sizeof loaded);
+  return loaded;
+}
+
+Words8 widen_bytes(const std::uint8_t* bytes) noexcept {
+  Bytes8 loaded;
+  std::memcpy(&loaded, bytes, sizeof loaded);
+  return __builtin_convertvector(loaded, Words8);
+}
+
 /// The offsets (0 or 1 on each axis, lane 3 unused) of each edge's lower corner within its cell.
 constexpr std::array<std::array<double, 4>, 12> kEdgeStartLanes = [] {
   std::array<std::array<double, 4>, 12> starts{};
@@ -677,14 +693,16 @@ class BrickMesher {
       };
       std::uint16_t* bits = row_bits_.data() + 12 * z;
       bits[0] = combine(rows(0, 7), rows(1, 7), rows(2, 7));
-      // Block rows 1..8 from node rows 0..7 of the middle bricks, contiguous (vectorises).
-      const std::uint8_t *below = rows(3, 0), *middle = rows(4, 0), *above = rows(5, 0);
-      for (int y = 0; y < 8; ++y) bits[1 + y] = combine(below + y, middle + y, above + y);
+      // Block rows 1..8 from node rows 0..7 of the middle bricks, eight lanes at once.
+      const Words8 middle_rows =
+          (widen_bytes(rows(3, 0)) >> 7) | (widen_bytes(rows(4, 0)) << 1) | ((widen_bytes(rows(5, 0)) & 7) << 9);
+      std::memcpy(bits + 1, &middle_rows, sizeof middle_rows);
       for (int y = 0; y < 3; ++y) bits[9 + y] = combine(rows(6, y), rows(7, y), rows(8, y));
     }
     // A cell's vertex reads its corners and their neighbours: block rows y..y+3 and
     // z..z+3 for own cell row (y, z). Bit y of needed[z]: block row (y, z) is read.
     std::array<unsigned, 12> needed{};
+    std::uint64_t mixed_rows = 0;
     for (int z = 0; z < 8; ++z) {
       const std::uint16_t* low = row_bits_.data() + 12 * (z + 1) + 1;  // block rows (1.., z + 1)
       const std::uint16_t* high = low + 12;                             // block rows (1.., z + 2)
@@ -692,9 +710,11 @@ class BrickMesher {
       for (int y = 0; y < 8; ++y) mixed[y] = mixed_cells(low[y], low[y + 1], high[y], high[y + 1]);
       unsigned rows_mixed = 0;  // bit y: own cell row (y, z) has a mixed cell
       for (int y = 0; y < 8; ++y) rows_mixed |= (mixed[y] != 0 ? 1u : 0u) << y;
+      mixed_rows |= std::uint64_t{rows_mixed} << (8 * z);
       const unsigned rows_read = rows_mixed | (rows_mixed << 1) | (rows_mixed << 2) | (rows_mixed << 3);
       for (int dz = 0; dz < 4; ++dz) needed[static_cast<std::size_t>(z + dz)] |= rows_read;
     }
+    mixed_rows_ = mixed_rows;
     for (int z = 0; z < 12; ++z) {
       int node_z = 0;
       const int dz = brick_part(z, node_z);
@@ -809,10 +829,11 @@ class BrickMesher {
   /// corners change sign, in z, y, x order (cell local x, y, z; n its first corner in the block).
   template <class Visit>
   void for_each_mixed_cell(Visit&& visit) {
-    for (int z = 0; z < 8; ++z)
-      for (int y = 0; y < 8; ++y)
-        for_each_bit(mixed_[static_cast<std::size_t>(y + 8 * z)],
-                     [&](int x) { visit(x, y, z, block_.at(x + 1, y + 1, z + 1), pattern_at(x, y, z)); });
+    for (std::uint64_t rows = mixed_rows_; rows != 0; rows &= rows - 1) {
+      const int row = std::countr_zero(rows), y = row % 8, z = row / 8;
+      for_each_bit(mixed_[static_cast<std::size_t>(row)],
+                   [&](int x) { visit(x, y, z, block_.at(x + 1, y + 1, z + 1), pattern_at(x, y, z)); });
+    }
   }
 
   void surface_nets_brick(std::size_t at) {
@@ -840,33 +861,47 @@ class BrickMesher {
       const std::array<std::ptrdiff_t, 4> around{-along_u - along_v, -along_v, 0, -along_u};
       // Local x of the row's edges, as bits of a row's inside bits shifted down by one.
       const unsigned x_range = axis == 0 ? 0xffu : 0x1feu;
-      for (int z = lo[2]; z <= hi[2]; ++z)
-        for (int y = lo[1]; y <= hi[1]; ++y) {
-          // The edges of this row join node rows (y, z) and the next one on the axis.
-          const unsigned here = block_row(y + 1, z + 1);
-          const unsigned next = axis == 0 ? here >> 1 : block_row(y + 1 + (axis == 1 ? 1 : 0), z + 1 + (axis == 2 ? 1 : 0));
-          for_each_bit(((here ^ next) >> 1) & x_range, [&](int x) {
-            const bool lower_end_inside = ((here >> (x + 1)) & 1u) != 0;
-            if (!split) {
-              const std::uint32_t* edge = table_.data() + table_index(x, y, z);
-              add_edge_quad(lower_end_inside, {edge[around[0]], edge[around[1]], edge[around[2]], edge[around[3]]}, out_);
-              return;
-            }
-            const std::array<int, 3> p{x, y, z};
-            add_edge_quad(
-                axis, lower_end_inside,
-                [&](int s, int t, int edge) {
-                  std::array<int, 3> q = p;
-                  q[static_cast<std::size_t>(u)] -= 1 - s;
-                  q[static_cast<std::size_t>(v)] -= 1 - t;
-                  const std::uint32_t base = table_[table_index(q[0], q[1], q[2])];
-                  if (!split) return base;
-                  const CellCase& cell = manifold_case_at(q[0], q[1], q[2], pattern_at(q[0], q[1], q[2]));
-                  return base + static_cast<std::uint32_t>(cell.piece_of_edge[static_cast<std::size_t>(edge)]);
-                },
-                out_);
-          });
-        }
+      // The sign-changing edges of the axis's 64 rows (y, z), without branches first; the
+      // edges of a row join node rows (y, z) and the next one on the axis.
+      std::array<std::uint16_t, 64> crossing{};
+      std::uint64_t rows_crossing = 0;
+      for (int layer = 0; layer < 8; ++layer) {  // rows y = lo[1] .. lo[1] + 7 of z = lo[2] + layer
+        const std::uint16_t* here_rows = row_bits_.data() + 12 * (lo[2] + layer + 1) + lo[1] + 1;
+        const Words8 here = load_words(here_rows);
+        const Words8 next = axis == 0 ? here >> 1 : load_words(here_rows + (axis == 1 ? 1 : 12));
+        const Words8 layer_crossing = ((here ^ next) >> 1) & static_cast<std::uint16_t>(x_range);
+        std::memcpy(crossing.data() + 8 * layer, &layer_crossing, sizeof layer_crossing);
+        const Bytes8 any = __builtin_convertvector(layer_crossing != 0, Bytes8) & 1;
+        std::array<std::uint8_t, 8> flags{};
+        std::memcpy(flags.data(), &any, sizeof any);
+        rows_crossing |= std::uint64_t{pack_flags(flags.data())} << (8 * layer);
+      }
+      // Then the quads, row by row in z, y order and x order within a row.
+      for (std::uint64_t rows = rows_crossing; rows != 0; rows &= rows - 1) {
+        const int row = std::countr_zero(rows), y = lo[1] + row % 8, z = lo[2] + row / 8;
+        const unsigned here = block_row(y + 1, z + 1);
+        for_each_bit(crossing[static_cast<std::size_t>(row)], [&](int x) {
+          const bool lower_end_inside = ((here >> (x + 1)) & 1u) != 0;
+          if (!split) {
+            const std::uint32_t* edge = table_.data() + table_index(x, y, z);
+            add_edge_quad(lower_end_inside, {edge[around[0]], edge[around[1]], edge[around[2]], edge[around[3]]}, out_);
+            return;
+          }
+          const std::array<int, 3> p{x, y, z};
+          add_edge_quad(
+              axis, lower_end_inside,
+              [&](int s, int t, int edge) {
+                std::array<int, 3> q = p;
+                q[static_cast<std::size_t>(u)] -= 1 - s;
+                q[static_cast<std::size_t>(v)] -= 1 - t;
+                const std::uint32_t base = table_[table_index(q[0], q[1], q[2])];
+                if (!split) return base;
+                const CellCase& cell = manifold_case_at(q[0], q[1], q[2], pattern_at(q[0], q[1], q[2]));
+                return base + static_cast<std::uint32_t>(cell.piece_of_edge[static_cast<std::size_t>(edge)]);
+              },
+              out_);
+        });
+      }
     }
   }
 
@@ -960,6 +995,7 @@ class BrickMesher {
   Block block_;
   std::array<std::uint16_t, 144> row_bits_{};  // per block row (y + 12 z), see gather
   std::array<std::uint8_t, 64> mixed_{};       // per own cell row (y + 8 z), see gather
+  std::uint64_t mixed_rows_ = 0;               // bit y + 8 z: mixed_[y + 8 z] != 0
   std::array<std::ptrdiff_t, 8> steps_{};
   MeshOut out_;
 };
