@@ -169,6 +169,9 @@ Words8 widen_bytes(const std::uint8_t* bytes) noexcept {
   return __builtin_convertvector(loaded, Words8);
 }
 
+/// Lane masks that drop (0) or keep (1) every lane.
+alignas(32) constexpr std::array<std::array<std::int64_t, 4>, 2> kKeepLanes{{{0, 0, 0, 0}, {-1, -1, -1, -1}}};
+
 /// The offsets (0 or 1 on each axis, lane 3 unused) of each edge's lower corner within its cell.
 constexpr std::array<std::array<double, 4>, 12> kEdgeStartLanes = [] {
   std::array<std::array<double, 4>, 12> starts{};
@@ -212,7 +215,8 @@ std::uint32_t add_piece_vertex(const Block& block, std::ptrdiff_t n, unsigned pa
   for (std::size_t e = 0; e < 12; ++e) {
     Lanes crossing{kEdgeStartLanes[e][0], kEdgeStartLanes[e][1], kEdgeStartLanes[e][2], 0};
     crossing[e / 4] = t[e / 4][e % 4];
-    const LaneMask keep = LaneMask{} - static_cast<std::int64_t>((edges >> e) & 1u);
+    LaneMask keep;
+    std::memcpy(&keep, kKeepLanes[(edges >> e) & 1u].data(), sizeof keep);
     sum += std::bit_cast<Lanes>(std::bit_cast<LaneMask>(crossing) & keep);
   }
   const auto count = static_cast<double>(std::popcount(edges));
