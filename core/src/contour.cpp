@@ -289,12 +289,11 @@ std::uint32_t add_edge_vertex(const Block& block, std::ptrdiff_t n, int axis, co
   for (std::size_t a = 0; a < 3; ++a)
     position[a] = (static_cast<double>(global[a]) + (static_cast<int>(a) == axis ? t : 0.0)) * h;
   const auto gradient = [&](const double* node) {
-    return Vec3{node[1] - node[-1], node[along_y] - node[-along_y], node[along_z] - node[-along_z]};
+    return Lanes{node[1], node[along_y], node[along_z], 0} - Lanes{node[-1], node[-along_y], node[-along_z], 0};
   };
-  const Vec3 g0 = gradient(lower), g1 = gradient(upper);
-  Vec3 normal{};
-  for (std::size_t a = 0; a < 3; ++a) normal[a] = g0[a] + (g1[a] - g0[a]) * t;
-  return out.add_vertex(position, unit_or_zero(normal));
+  const Lanes g0 = gradient(lower), g1 = gradient(upper);
+  const Lanes normal = g0 + (g1 - g0) * t;
+  return out.add_vertex(position, unit_or_zero({normal[0], normal[1], normal[2]}));
 }
 
 double squared_distance(const Vec3& p, const Vec3& q) noexcept {
@@ -770,7 +769,7 @@ class BrickMesher {
     return it - cell_bricks_.begin();
   }
 
-  static std::size_t table_index(int x, int y, int z) {
+  static constexpr std::size_t table_index(int x, int y, int z) {
     return static_cast<std::size_t>(x + kTable * (y + kTable * z));
   }
 
@@ -909,6 +908,17 @@ class BrickMesher {
     }
   }
 
+  /// Offset in table_ (channel-major, 9^3 each) of each cell edge's vertex from the
+  /// cell's entry: the edge's axis channel, at the edge's lower corner.
+  static constexpr std::array<std::size_t, 12> kEdgeTableOffsets = [] {
+    std::array<std::size_t, 12> offsets{};
+    for (std::size_t e = 0; e < 12; ++e) {
+      const int base = kEdgeCorners[e][0];
+      offsets[e] = (e / 4) * 729 + table_index(corner_offset(base, 0), corner_offset(base, 1), corner_offset(base, 2));
+    }
+    return offsets;
+  }();
+
   void marching_cubes_brick(std::size_t at) {
     const Coord& c = cell_bricks_[at];
     table_.resize(3 * 729);
@@ -933,10 +943,8 @@ class BrickMesher {
     for_each_mixed_cell([&](int x, int y, int z, std::ptrdiff_t n, unsigned pattern) {
       add_cell_triangles(
           pattern,
-          [&](int edge) {
-            const int base = kEdgeCorners[static_cast<std::size_t>(edge)][0];
-            return table_[static_cast<std::size_t>(edge / 4) * 729 +
-                          table_index(x + corner_offset(base, 0), y + corner_offset(base, 1), z + corner_offset(base, 2))];
+          [&, cell = table_.data() + table_index(x, y, z)](int edge) {
+            return cell[kEdgeTableOffsets[static_cast<std::size_t>(edge)]];
           },
           [&](int piece) {
             const Coord global{c[0] * 8 + x, c[1] * 8 + y, c[2] * 8 + z};
