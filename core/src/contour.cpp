@@ -31,6 +31,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -786,30 +787,34 @@ class BrickMesher {
   /// bricks above into table (channel-major, 9^3 each).
   void fill_from_above(std::size_t at, std::size_t channels, std::vector<std::uint32_t>& table) const {
     const Coord& c = cell_bricks_[at];
-    for (int d = 1; d < 8; ++d) {
+    // One copy per offset d = 1..7, with d a constant so each copy's loops are fixed.
+    const auto fill_from = [&]<int d>(std::integral_constant<int, d>) {
       const std::ptrdiff_t from = position_of(c, corner_offset(d, 0), corner_offset(d, 1), corner_offset(d, 2));
-      if (from < 0) continue;  // no surface there: never read
+      if (from < 0) return;  // no surface there: never read
       const std::uint32_t* shell = shell_of(static_cast<std::size_t>(from), channels);
       // Local 8 on the axes in d, 0..7 on the others; each is read from the face of the
       // first axis in d (local 0 there in the brick above).
-      const auto first = [d](int axis) { return corner_offset(d, axis) ? 8 : 0; };
-      const auto last = [d](int axis) { return corner_offset(d, axis) ? 8 : 7; };
-      const int face = (d & 1) ? 0 : ((d & 2) ? 1 : 2);
+      constexpr auto first = [](int axis) { return corner_offset(d, axis) ? 8 : 0; };
+      constexpr auto last = [](int axis) { return corner_offset(d, axis) ? 8 : 7; };
+      constexpr int face = (d & 1) ? 0 : ((d & 2) ? 1 : 2);
       for (std::size_t ch = 0; ch < channels; ++ch) {
         const std::uint32_t* from_face = shell + ch * kShellSize + 64 * static_cast<std::size_t>(face);
         std::uint32_t* to = table.data() + ch * 729;
         for (int z = first(2); z <= last(2); ++z)
           for (int y = first(1); y <= last(1); ++y) {
-            if (face == 0) {  // x = 8: one entry, slot y + 8 z
+            if constexpr (face == 0) {  // x = 8: one entry, slot y + 8 z
               to[table_index(8, y, z)] = from_face[static_cast<std::size_t>((y & 7) + 8 * (z & 7))];
-              continue;
+            } else {
+              // x = 0..7, contiguous in both: slot x + 8 z on face y, x + 8 y on face z.
+              const int row = 8 * (face == 1 ? (z & 7) : (y & 7));
+              std::copy_n(from_face + row, 8, to + table_index(0, y, z));
             }
-            // x = 0..7, contiguous in both: slot x + 8 z on face y, x + 8 y on face z.
-            const int row = 8 * (face == 1 ? (z & 7) : (y & 7));
-            std::copy_n(from_face + row, 8, to + table_index(0, y, z));
           }
       }
-    }
+    };
+    [&]<int... d>(std::integer_sequence<int, d...>) {
+      (fill_from(std::integral_constant<int, d + 1>{}), ...);
+    }(std::make_integer_sequence<int, 7>{});
   }
 
   /// Saves the entries at local 0 on some axis, as whole faces x = 0, y = 0, z = 0.
