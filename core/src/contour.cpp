@@ -106,10 +106,17 @@ unsigned cell_pattern(const Block& block, std::ptrdiff_t n, const std::array<std
   return pattern;
 }
 
-Vec3 unit_or_zero(Vec3 v) noexcept {
+/// Four doubles operated on lane by lane (GCC vector extension): each lane does the
+/// same IEEE operation as scalar code would, so results are bit for bit those of the
+/// scalar sums; only the instruction count drops.
+using Lanes = double __attribute__((vector_size(32)));
+
+/// Lanes 0..2 of v divided by their length, or 0 when that is 0 or not finite.
+Vec3 unit_or_zero(Lanes v) noexcept {
   const double length = std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
   if (!(length > 0) || !std::isfinite(length)) return {0, 0, 0};
-  return {v[0] / length, v[1] / length, v[2] / length};
+  const Lanes unit = v / length;
+  return {unit[0], unit[1], unit[2]};
 }
 
 /// Calls visit(x) for each set bit x of bits, lowest first.
@@ -148,10 +155,6 @@ constexpr std::array<std::uint16_t, 256> kCrossingEdges = [] {
   return table;
 }();
 
-/// Four doubles operated on lane by lane (GCC vector extension): each lane does the
-/// same IEEE operation as scalar code would, so results are bit for bit those of the
-/// scalar sums; only the instruction count drops.
-using Lanes = double __attribute__((vector_size(32)));
 using LaneMask = std::int64_t __attribute__((vector_size(32)));
 
 /// Eight bytes or eight 16-bit words operated on lane by lane (rows of inside bits).
@@ -233,9 +236,9 @@ std::uint32_t add_piece_vertex(const Block& block, std::ptrdiff_t n, unsigned pa
     const Lanes g = Lanes{node[1], node[along_y], node[along_z], 0} - Lanes{node[-1], node[-along_y], node[-along_z], 0};
     normal += weight * g;
   }
-  Vec3 position{};
-  for (std::size_t axis = 0; axis < 3; ++axis) position[axis] = (static_cast<double>(global[axis]) + local[axis]) * h;
-  return out.add_vertex(position, unit_or_zero({normal[0], normal[1], normal[2]}));
+  const Lanes position =
+      (Lanes{static_cast<double>(global[0]), static_cast<double>(global[1]), static_cast<double>(global[2]), 0} + local) * h;
+  return out.add_vertex({position[0], position[1], position[2]}, unit_or_zero(normal));
 }
 
 /// Surface nets: one vertex for all of a cell's crossings, or one per piece when
@@ -294,7 +297,7 @@ std::uint32_t add_edge_vertex(const Block& block, std::ptrdiff_t n, int axis, co
   };
   const Lanes g0 = gradient(lower), g1 = gradient(upper);
   const Lanes normal = g0 + (g1 - g0) * t;
-  return out.add_vertex(position, unit_or_zero({normal[0], normal[1], normal[2]}));
+  return out.add_vertex(position, unit_or_zero(normal));
 }
 
 double squared_distance(const Vec3& p, const Vec3& q) noexcept {
