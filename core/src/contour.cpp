@@ -307,15 +307,15 @@ double squared_distance(const Vec3& p, const Vec3& q) noexcept {
 
 /// Two triangles for a quad given counter-clockwise, split along the shorter
 /// diagonal; on a tie along q0-q2.
+/// (Selects rather than branches: which diagonal is shorter is unpredictable.)
 void add_quad(const std::array<std::uint32_t, 4>& q, MeshOut& out) {
   const auto& p = out.result.mesh.positions;
-  if (squared_distance(p[q[0]], p[q[2]]) <= squared_distance(p[q[1]], p[q[3]])) {
-    out.add_triangle(q[0], q[1], q[2]);
-    out.add_triangle(q[0], q[2], q[3]);
-  } else {
-    out.add_triangle(q[1], q[2], q[3]);
-    out.add_triangle(q[1], q[3], q[0]);
-  }
+  const bool along_02 = squared_distance(p[q[0]], p[q[2]]) <= squared_distance(p[q[1]], p[q[3]]);
+  // Triangles (a, b, c) and (a, c, d): from q0 along q0-q2, else from q1 along q1-q3.
+  const std::uint32_t a = along_02 ? q[0] : q[1], b = along_02 ? q[1] : q[2], c = along_02 ? q[2] : q[3],
+                      d = along_02 ? q[3] : q[0];
+  out.add_triangle(a, b, c);
+  out.add_triangle(a, c, d);
 }
 
 /// Id of the cell edge along `axis` whose lowest node is offset (s on the lower other
@@ -325,11 +325,10 @@ constexpr int cell_edge(int axis, int lower_offset, int higher_offset) { return 
 /// The quad around a sign-changing grid edge along some axis from the vertices of
 /// the cells (0, 0), (1, 0), (1, 1), (0, 1) around it in (u, v) = (axis + 1, axis + 2).
 void add_edge_quad(bool lower_end_inside, const std::array<std::uint32_t, 4>& around, MeshOut& out) {
-  // (u, v, axis) is right-handed, so this order faces +axis: right when the outside is there.
-  if (lower_end_inside)
-    add_quad(around, out);
-  else
-    add_quad({around[0], around[3], around[2], around[1]}, out);
+  // (u, v, axis) is right-handed, so this order faces +axis: right when the outside is
+  // there; else the reverse order (selects, as the side is unpredictable).
+  add_quad({around[0], lower_end_inside ? around[1] : around[3], around[2], lower_end_inside ? around[3] : around[1]},
+           out);
 }
 
 /// The quad for a sign-changing grid edge from node p along `axis`. vertex_of(cell,
