@@ -112,7 +112,7 @@ unsigned cell_pattern(const Block& block, std::ptrdiff_t n, const std::array<std
 using Lanes = double __attribute__((vector_size(32)));
 
 /// Lanes 0..2 of v divided by their length, or 0 when that is 0 or not finite.
-Vec3 unit_or_zero(Lanes v) noexcept {
+Vec3 unit_or_zero(const Lanes& v) noexcept {
   const double length = std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
   if (!(length > 0) || !std::isfinite(length)) return {0, 0, 0};
   const Lanes unit = v / length;
@@ -221,7 +221,13 @@ std::uint32_t add_piece_vertex(const Block& block, std::ptrdiff_t n, unsigned pa
     crossing[e / 4] = t[e / 4][e % 4];
     LaneMask keep;
     std::memcpy(&keep, kKeepLanes[(edges >> e) & 1u].data(), sizeof keep);
-    sum += std::bit_cast<Lanes>(std::bit_cast<LaneMask>(crossing) & keep);
+    // crossing & keep, bit by bit (memcpy, as std::bit_cast would return a vector by value).
+    LaneMask kept_bits;
+    std::memcpy(&kept_bits, &crossing, sizeof kept_bits);
+    kept_bits &= keep;
+    Lanes kept;
+    std::memcpy(&kept, &kept_bits, sizeof kept);
+    sum += kept;
   }
   const auto count = static_cast<double>(std::popcount(edges));
   const Lanes local = sum / count;
@@ -292,10 +298,8 @@ std::uint32_t add_edge_vertex(const Block& block, std::ptrdiff_t n, int axis, co
   Vec3 position{};
   for (std::size_t a = 0; a < 3; ++a)
     position[a] = (static_cast<double>(global[a]) + (static_cast<int>(a) == axis ? t : 0.0)) * h;
-  const auto gradient = [&](const double* node) {
-    return Lanes{node[1], node[along_y], node[along_z], 0} - Lanes{node[-1], node[-along_y], node[-along_z], 0};
-  };
-  const Lanes g0 = gradient(lower), g1 = gradient(upper);
+  const Lanes g0 = Lanes{lower[1], lower[along_y], lower[along_z], 0} - Lanes{lower[-1], lower[-along_y], lower[-along_z], 0};
+  const Lanes g1 = Lanes{upper[1], upper[along_y], upper[along_z], 0} - Lanes{upper[-1], upper[-along_y], upper[-along_z], 0};
   const Lanes normal = g0 + (g1 - g0) * t;
   return out.add_vertex(position, unit_or_zero(normal));
 }
