@@ -155,6 +155,7 @@ constexpr std::array<std::uint16_t, 256> kCrossingEdges = [] {
   return table;
 }();
 
+/// The bits of Lanes as four 64-bit integers, for masking lanes.
 using LaneMask = std::int64_t __attribute__((vector_size(32)));
 
 /// Eight bytes or eight 16-bit words operated on lane by lane (rows of inside bits).
