@@ -31,6 +31,8 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "distgrid/detail/contour_cases.hpp"
@@ -104,10 +106,17 @@ unsigned cell_pattern(const Block& block, std::ptrdiff_t n, const std::array<std
   return pattern;
 }
 
-Vec3 unit_or_zero(Vec3 v) noexcept {
+/// Four doubles operated on lane by lane (GCC vector extension): each lane does the
+/// same IEEE operation as scalar code would, so results are bit for bit those of the
+/// scalar sums; only the instruction count drops.
+using Lanes = double __attribute__((vector_size(32)));
+
+/// Lanes 0..2 of v divided by their length, or 0 when that is 0 or not finite.
+Vec3 unit_or_zero(const Lanes& v) noexcept {
   const double length = std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
   if (!(length > 0) || !std::isfinite(length)) return {0, 0, 0};
-  return {v[0] / length, v[1] / length, v[2] / length};
+  const Lanes unit = v / length;
+  return {unit[0], unit[1], unit[2]};
 }
 
 /// Calls visit(x) for each set bit x of bits, lowest first.
@@ -146,9 +155,31 @@ constexpr std::array<std::uint16_t, 256> kCrossingEdges = [] {
   return table;
 }();
 
-/// The offsets (0 or 1 on each axis) of each edge's lower corner within its cell.
-constexpr std::array<Vec3, 12> kEdgeStart = [] {
-  std::array<Vec3, 12> starts{};
+/// The bits of Lanes as four 64-bit integers, for masking lanes.
+using LaneMask = std::int64_t __attribute__((vector_size(32)));
+
+/// Eight bytes or eight 16-bit words operated on lane by lane (rows of inside bits).
+using Bytes8 = std::uint8_t __attribute__((vector_size(8)));
+using Words8 = std::uint16_t __attribute__((vector_size(16)));
+
+Words8 load_words(const std::uint16_t* words) noexcept {
+  Words8 loaded;
+  std::memcpy(&loaded, words, sizeof loaded);
+  return loaded;
+}
+
+Words8 widen_bytes(const std::uint8_t* bytes) noexcept {
+  Bytes8 loaded;
+  std::memcpy(&loaded, bytes, sizeof loaded);
+  return __builtin_convertvector(loaded, Words8);
+}
+
+/// Lane masks that drop (0) or keep (1) every lane.
+alignas(32) constexpr std::array<std::array<std::int64_t, 4>, 2> kKeepLanes{{{0, 0, 0, 0}, {-1, -1, -1, -1}}};
+
+/// The offsets (0 or 1 on each axis, lane 3 unused) of each edge's lower corner within its cell.
+constexpr std::array<std::array<double, 4>, 12> kEdgeStartLanes = [] {
+  std::array<std::array<double, 4>, 12> starts{};
   for (std::size_t e = 0; e < 12; ++e)
     for (std::size_t axis = 0; axis < 3; ++axis)
       starts[e][axis] = corner_offset(kEdgeCorners[e][0], static_cast<int>(axis));
@@ -156,59 +187,74 @@ constexpr std::array<Vec3, 12> kEdgeStart = [] {
 }();
 
 /// The vertex of one piece of a cell's surface (piece < 0: of all its crossings), for
-/// the cell whose lowest corner is node n of the block (global index `global`): at the
-/// mean of the piece's edge crossings (summed in ascending edge order), with the normal
-/// blended from the corner gradients by the vertex's trilinear weights (summed in corner
-/// order). Those operations and their order fix the result; the code around them
-/// avoids data-dependent branches and reads the block at fixed strides.
-std::uint32_t add_piece_vertex(const Block& block, std::ptrdiff_t n, const Coord& global, const CellCase& cell, int piece,
-                               double h, const std::array<std::ptrdiff_t, 8>& steps, MeshOut& out) {
+/// the cell with inside pattern `pattern` whose lowest corner is node n of the block
+/// (global index `global`): at the mean of the piece's edge crossings (summed in
+/// ascending edge order), with the normal blended from the corner gradients by the
+/// vertex's trilinear weights (summed in corner order). Those operations and their
+/// order fix the result. The code around them has no data-dependent branches: every
+/// edge's crossing is computed and the edges outside the piece add +0, which leaves
+/// each sum unchanged (a sum that starts at +0 is never -0, and x + +0 = x otherwise).
+std::uint32_t add_piece_vertex(const Block& block, std::ptrdiff_t n, unsigned pattern, const Coord& global,
+                               const CellCase& cell, int piece, double h, const std::array<std::ptrdiff_t, 8>& steps,
+                               MeshOut& out) {
   const double* lowest = block.values.data() + n;
   const std::ptrdiff_t along_y = block.step(1), along_z = block.step(2);
   std::array<double, 8> d{};
-  unsigned pattern = 0;
-  for (std::size_t c = 0; c < 8; ++c) {
-    d[c] = lowest[steps[c]];
-    pattern |= static_cast<unsigned>(d[c] < 0) << c;
-  }
+  for (std::size_t c = 0; c < 8; ++c) d[c] = lowest[steps[c]];
   unsigned edges = kCrossingEdges[pattern];  // bit e: edge e crosses zero within the piece
   if (piece >= 0)
     for (std::size_t e = 0; e < 12; ++e)
       if (cell.piece_of_edge[e] != piece) edges &= ~(1u << e);
-  Vec3 sum{0, 0, 0};
-  for_each_bit(edges, [&](int e) {
-    const auto edge = static_cast<std::size_t>(e);
-    const double da = d[static_cast<std::size_t>(kEdgeCorners[edge][0])];
-    const double db = d[static_cast<std::size_t>(kEdgeCorners[edge][1])];
-    Vec3 crossing = kEdgeStart[edge];
-    crossing[edge / 4] = da / (da - db);
-    for (std::size_t axis = 0; axis < 3; ++axis) sum[axis] += crossing[axis];
-  });
+  // t = da / (da - db) of the four edges along each axis, whether they cross or not.
+  std::array<Lanes, 3> t{};
+  for (std::size_t axis = 0; axis < 3; ++axis) {
+    Lanes da{}, db{};
+    for (std::size_t k = 0; k < 4; ++k) {
+      da[k] = d[static_cast<std::size_t>(kEdgeCorners[4 * axis + k][0])];
+      db[k] = d[static_cast<std::size_t>(kEdgeCorners[4 * axis + k][1])];
+    }
+    t[axis] = da / (da - db);
+  }
+  Lanes sum{0, 0, 0, 0};
+#pragma GCC unroll 12
+  for (std::size_t e = 0; e < 12; ++e) {
+    Lanes crossing{kEdgeStartLanes[e][0], kEdgeStartLanes[e][1], kEdgeStartLanes[e][2], 0};
+    crossing[e / 4] = t[e / 4][e % 4];
+    LaneMask keep;
+    std::memcpy(&keep, kKeepLanes[(edges >> e) & 1u].data(), sizeof keep);
+    // crossing & keep, bit by bit (memcpy, as std::bit_cast would return a vector by value).
+    LaneMask kept_bits;
+    std::memcpy(&kept_bits, &crossing, sizeof kept_bits);
+    kept_bits &= keep;
+    Lanes kept;
+    std::memcpy(&kept, &kept_bits, sizeof kept);
+    sum += kept;
+  }
   const auto count = static_cast<double>(std::popcount(edges));
-  const Vec3 local{sum[0] / count, sum[1] / count, sum[2] / count};
-  const Vec3 low{1 - local[0], 1 - local[1], 1 - local[2]};
-  Vec3 normal{0, 0, 0};
+  const Lanes local = sum / count;
+  const Lanes low = 1 - local;
+  Lanes normal{0, 0, 0, 0};
 #pragma GCC unroll 8
   for (int c = 0; c < 8; ++c) {
     const double weight = (corner_offset(c, 0) ? local[0] : low[0]) * (corner_offset(c, 1) ? local[1] : low[1]) *
                           (corner_offset(c, 2) ? local[2] : low[2]);
     // Central difference at the corner, times 2h (only its direction is used).
     const double* node = lowest + steps[static_cast<std::size_t>(c)];
-    const Vec3 g{node[1] - node[-1], node[along_y] - node[-along_y], node[along_z] - node[-along_z]};
-    for (std::size_t axis = 0; axis < 3; ++axis) normal[axis] += weight * g[axis];
+    const Lanes g = Lanes{node[1], node[along_y], node[along_z], 0} - Lanes{node[-1], node[-along_y], node[-along_z], 0};
+    normal += weight * g;
   }
-  Vec3 position{};
-  for (std::size_t axis = 0; axis < 3; ++axis) position[axis] = (static_cast<double>(global[axis]) + local[axis]) * h;
-  return out.add_vertex(position, unit_or_zero(normal));
+  const Lanes position =
+      (Lanes{static_cast<double>(global[0]), static_cast<double>(global[1]), static_cast<double>(global[2]), 0} + local) * h;
+  return out.add_vertex({position[0], position[1], position[2]}, unit_or_zero(normal));
 }
 
 /// Surface nets: one vertex for all of a cell's crossings, or one per piece when
 /// split (consecutive indices, piece order). Returns the first.
-std::uint32_t add_cell_vertices(const Block& block, std::ptrdiff_t n, const Coord& global, const CellCase& cell,
+std::uint32_t add_cell_vertices(const Block& block, std::ptrdiff_t n, unsigned pattern, const Coord& global, const CellCase& cell,
                                 bool split, double h, const std::array<std::ptrdiff_t, 8>& steps, MeshOut& out) {
-  if (!split) return add_piece_vertex(block, n, global, cell, -1, h, steps, out);
-  const std::uint32_t first = add_piece_vertex(block, n, global, cell, 0, h, steps, out);
-  for (int piece = 1; piece < cell.loop_count; ++piece) add_piece_vertex(block, n, global, cell, piece, h, steps, out);
+  if (!split) return add_piece_vertex(block, n, pattern, global, cell, -1, h, steps, out);
+  const std::uint32_t first = add_piece_vertex(block, n, pattern, global, cell, 0, h, steps, out);
+  for (int piece = 1; piece < cell.loop_count; ++piece) add_piece_vertex(block, n, pattern, global, cell, piece, h, steps, out);
   return first;
 }
 
@@ -253,12 +299,9 @@ std::uint32_t add_edge_vertex(const Block& block, std::ptrdiff_t n, int axis, co
   Vec3 position{};
   for (std::size_t a = 0; a < 3; ++a)
     position[a] = (static_cast<double>(global[a]) + (static_cast<int>(a) == axis ? t : 0.0)) * h;
-  const auto gradient = [&](const double* node) {
-    return Vec3{node[1] - node[-1], node[along_y] - node[-along_y], node[along_z] - node[-along_z]};
-  };
-  const Vec3 g0 = gradient(lower), g1 = gradient(upper);
-  Vec3 normal{};
-  for (std::size_t a = 0; a < 3; ++a) normal[a] = g0[a] + (g1[a] - g0[a]) * t;
+  const Lanes g0 = Lanes{lower[1], lower[along_y], lower[along_z], 0} - Lanes{lower[-1], lower[-along_y], lower[-along_z], 0};
+  const Lanes g1 = Lanes{upper[1], upper[along_y], upper[along_z], 0} - Lanes{upper[-1], upper[-along_y], upper[-along_z], 0};
+  const Lanes normal = g0 + (g1 - g0) * t;
   return out.add_vertex(position, unit_or_zero(normal));
 }
 
@@ -269,15 +312,15 @@ double squared_distance(const Vec3& p, const Vec3& q) noexcept {
 
 /// Two triangles for a quad given counter-clockwise, split along the shorter
 /// diagonal; on a tie along q0-q2.
+/// (Selects rather than branches: which diagonal is shorter is unpredictable.)
 void add_quad(const std::array<std::uint32_t, 4>& q, MeshOut& out) {
   const auto& p = out.result.mesh.positions;
-  if (squared_distance(p[q[0]], p[q[2]]) <= squared_distance(p[q[1]], p[q[3]])) {
-    out.add_triangle(q[0], q[1], q[2]);
-    out.add_triangle(q[0], q[2], q[3]);
-  } else {
-    out.add_triangle(q[1], q[2], q[3]);
-    out.add_triangle(q[1], q[3], q[0]);
-  }
+  const bool along_02 = squared_distance(p[q[0]], p[q[2]]) <= squared_distance(p[q[1]], p[q[3]]);
+  // Triangles (a, b, c) and (a, c, d): from q0 along q0-q2, else from q1 along q1-q3.
+  const std::uint32_t a = along_02 ? q[0] : q[1], b = along_02 ? q[1] : q[2], c = along_02 ? q[2] : q[3],
+                      d = along_02 ? q[3] : q[0];
+  out.add_triangle(a, b, c);
+  out.add_triangle(a, c, d);
 }
 
 /// Id of the cell edge along `axis` whose lowest node is offset (s on the lower other
@@ -287,11 +330,10 @@ constexpr int cell_edge(int axis, int lower_offset, int higher_offset) { return 
 /// The quad around a sign-changing grid edge along some axis from the vertices of
 /// the cells (0, 0), (1, 0), (1, 1), (0, 1) around it in (u, v) = (axis + 1, axis + 2).
 void add_edge_quad(bool lower_end_inside, const std::array<std::uint32_t, 4>& around, MeshOut& out) {
-  // (u, v, axis) is right-handed, so this order faces +axis: right when the outside is there.
-  if (lower_end_inside)
-    add_quad(around, out);
-  else
-    add_quad({around[0], around[3], around[2], around[1]}, out);
+  // (u, v, axis) is right-handed, so this order faces +axis: right when the outside is
+  // there; else the reverse order (selects, as the side is unpredictable).
+  add_quad({around[0], lower_end_inside ? around[1] : around[3], around[2], lower_end_inside ? around[3] : around[1]},
+           out);
 }
 
 /// The quad for a sign-changing grid edge from node p along `axis`. vertex_of(cell,
@@ -351,7 +393,14 @@ std::uint8_t mixed_cells(unsigned r00, unsigned r10, unsigned r01, unsigned r11)
 template <class S>
 class BrickMesher {
  public:
-  BrickMesher(const Grid<S>& grid, const ContourOptions& options) : grid_(grid), options_(options) {
+  /// `reuse`: a result whose arrays' capacity the output takes over (contents dropped).
+  BrickMesher(const Grid<S>& grid, const ContourOptions& options, ContourResult&& reuse) : grid_(grid), options_(options) {
+    out_.result.mesh.positions = std::move(reuse.mesh.positions);
+    out_.result.mesh.normals = std::move(reuse.mesh.normals);
+    out_.result.mesh.triangles = std::move(reuse.mesh.triangles);
+    out_.result.mesh.positions.clear();
+    out_.result.mesh.normals.clear();
+    out_.result.mesh.triangles.clear();
     block_.resize({12, 12, 12});
     steps_ = corner_steps(block_);
     const std::size_t count = grid.stored_keys().size();
@@ -451,8 +500,11 @@ class BrickMesher {
       const std::size_t shells_needed = (at - plane_first_[0] + 1) * channels * kShellSize;
       if (plane_shells_[0].size() < shells_needed)
         plane_shells_[0].resize(std::max(shells_needed, 2 * plane_shells_[0].size()));
-      if (at + 1 < cell_bricks_.size()) prefetch(cell_bricks_[at + 1], cell_bricks_[at]);
+      if (at == 0) load_sources(cell_bricks_[at], nullptr);
       gather(cell_bricks_[at]);
+      // The next brick's sources now, and a hint to start loading its values, so the
+      // memory latency overlaps with the meshing of this brick.
+      if (at + 1 < cell_bricks_.size()) prefetch(load_sources(cell_bricks_[at + 1], &cell_bricks_[at]));
       if (options_.mesher == Mesher::surface_nets)
         surface_nets_brick(at);
       else
@@ -591,24 +643,33 @@ class BrickMesher {
       sources[static_cast<std::size_t>(d)] = source({c[0] + d % 3 - 1, c[1] + (d / 3) % 3 - 1, c[2] + d / 9 - 1});
   }
 
-  /// Starts loading the values of the bricks the gather of cell brick c reads that
-  /// the gather of cell brick `before` did not (the 9 below on z when c is the next one
-  /// down the column, else all 27). A hint that overlaps memory latency with the work
-  /// on the brick before; no effect on results.
-  void prefetch(const Coord& c, const Coord& before) const {
-    const bool next_down = c[0] == before[0] && c[1] == before[1] && c[2] == before[2] - 1;
-    std::array<Source, 27> sources;
-    const int count = next_down ? 9 : 27;
-    sources_around(c, count, sources);
+  /// Fills sources_ for cell brick c, whose gather comes after that of cell brick
+  /// `before` (null: none). When c is the next one down the column, the 18 sources
+  /// both share move up one layer and only the 9 below are looked up. Returns how
+  /// many sources at the start of sources_ are new (9 or 27).
+  int load_sources(const Coord& c, const Coord* before) {
+    const bool next_down = before != nullptr && c[0] == (*before)[0] && c[1] == (*before)[1] && c[2] == (*before)[2] - 1;
+    if (!next_down) {
+      sources_around(c, 27, sources_);
+      return 27;
+    }
+    std::copy_backward(sources_.begin(), sources_.begin() + 18, sources_.end());
+    sources_around(c, 9, sources_);
+    return 9;
+  }
+
+  /// Starts loading the values of the first `count` bricks of sources_. A hint; no
+  /// effect on results.
+  void prefetch(int count) const {
     for (int d = 0; d < count; ++d) {
-      const Source& src = sources[static_cast<std::size_t>(d)];
+      const Source& src = sources_[static_cast<std::size_t>(d)];
       if (src.values == nullptr) continue;
       const auto* bytes = reinterpret_cast<const char*>(src.values);
       for (std::size_t offset = 0; offset < kBrickNodes * sizeof(S); offset += 64) __builtin_prefetch(bytes + offset);
     }
   }
 
-  /// Inside bits of block rows at local -1..10 around cell brick c (row_bits_), which
+  /// From sources_ (those of cell brick c): inside bits of block rows at local -1..10 (row_bits_), which
   /// own cells change sign (mixed_), and the node values (block_) of the rows those
   /// cells' vertices read; the other rows of block_ keep stale values and are never
   /// read. Local 9 and 10 serve the manifold mode's look at the neighbours of cells at 8.
@@ -617,8 +678,7 @@ class BrickMesher {
     // Block row (y, z) at local -1..10 takes node 7 of the brick below on x, nodes
     // 0..7 of the middle one and 0..2 of the one above, from the bricks at that row's
     // (y, z) brick offsets.
-    std::array<Source, 27> sources;
-    sources_around(c, 27, sources);
+    const std::array<Source, 27>& sources = sources_;
     const auto brick_part = [](int block_index, int& node) {  // which brick offset (0..2), node within it
       if (block_index == 0) {
         node = 7;
@@ -631,29 +691,41 @@ class BrickMesher {
       node = block_index - 9;
       return 2;
     };
+    const auto combine = [](const std::uint8_t* below, const std::uint8_t* middle, const std::uint8_t* above) {
+      return static_cast<std::uint16_t>((*below >> 7) | (*middle << 1) | ((*above & 7u) << 9));
+    };
     for (int z = 0; z < 12; ++z) {
       int node_z = 0;
       const int dz = brick_part(z, node_z);
-      for (int y = 0; y < 12; ++y) {
-        int node_y = 0;
-        const int dy = brick_part(y, node_y);
-        const auto row = static_cast<std::size_t>(node_y + 8 * node_z);
-        const Source* src = &sources[static_cast<std::size_t>(3 * dy + 9 * dz)];
-        row_bits_[static_cast<std::size_t>(y + 12 * z)] = static_cast<std::uint16_t>(
-            ((*src[0].rows)[row] >> 7) | ((*src[1].rows)[row] << 1) | (((*src[2].rows)[row] & 7u) << 9));
-      }
+      // The layer's sources at brick offsets (x, y) = 3 y + x; rows of node layer node_z.
+      const Source* layer = &sources[static_cast<std::size_t>(9 * dz)];
+      const auto rows = [&](int d, int node_y) {
+        return layer[static_cast<std::size_t>(d)].rows->data() + node_y + 8 * node_z;
+      };
+      std::uint16_t* bits = row_bits_.data() + 12 * z;
+      bits[0] = combine(rows(0, 7), rows(1, 7), rows(2, 7));
+      // Block rows 1..8 from node rows 0..7 of the middle bricks, eight lanes at once.
+      const Words8 middle_rows =
+          (widen_bytes(rows(3, 0)) >> 7) | (widen_bytes(rows(4, 0)) << 1) | ((widen_bytes(rows(5, 0)) & 7) << 9);
+      std::memcpy(bits + 1, &middle_rows, sizeof middle_rows);
+      for (int y = 0; y < 3; ++y) bits[9 + y] = combine(rows(6, y), rows(7, y), rows(8, y));
     }
     // A cell's vertex reads its corners and their neighbours: block rows y..y+3 and
     // z..z+3 for own cell row (y, z). Bit y of needed[z]: block row (y, z) is read.
     std::array<unsigned, 12> needed{};
-    for (int z = 0; z < 8; ++z)
-      for (int y = 0; y < 8; ++y) {
-        const std::uint8_t mixed = mixed_cells(block_row(y + 1, z + 1), block_row(y + 2, z + 1),
-                                               block_row(y + 1, z + 2), block_row(y + 2, z + 2));
-        mixed_[static_cast<std::size_t>(y + 8 * z)] = mixed;
-        if (mixed == 0) continue;
-        for (int dz = 0; dz < 4; ++dz) needed[static_cast<std::size_t>(z + dz)] |= 0xfu << y;
-      }
+    std::uint64_t mixed_rows = 0;
+    for (int z = 0; z < 8; ++z) {
+      const std::uint16_t* low = row_bits_.data() + 12 * (z + 1) + 1;  // block rows (1.., z + 1)
+      const std::uint16_t* high = low + 12;                             // block rows (1.., z + 2)
+      std::uint8_t* mixed = mixed_.data() + 8 * z;
+      for (int y = 0; y < 8; ++y) mixed[y] = mixed_cells(low[y], low[y + 1], high[y], high[y + 1]);
+      unsigned rows_mixed = 0;  // bit y: own cell row (y, z) has a mixed cell
+      for (int y = 0; y < 8; ++y) rows_mixed |= (mixed[y] != 0 ? 1u : 0u) << y;
+      mixed_rows |= std::uint64_t{rows_mixed} << (8 * z);
+      const unsigned rows_read = rows_mixed | (rows_mixed << 1) | (rows_mixed << 2) | (rows_mixed << 3);
+      for (int dz = 0; dz < 4; ++dz) needed[static_cast<std::size_t>(z + dz)] |= rows_read;
+    }
+    mixed_rows_ = mixed_rows;
     for (int z = 0; z < 12; ++z) {
       int node_z = 0;
       const int dz = brick_part(z, node_z);
@@ -705,7 +777,7 @@ class BrickMesher {
     return it - cell_bricks_.begin();
   }
 
-  static std::size_t table_index(int x, int y, int z) {
+  static constexpr std::size_t table_index(int x, int y, int z) {
     return static_cast<std::size_t>(x + kTable * (y + kTable * z));
   }
 
@@ -722,30 +794,34 @@ class BrickMesher {
   /// bricks above into table (channel-major, 9^3 each).
   void fill_from_above(std::size_t at, std::size_t channels, std::vector<std::uint32_t>& table) const {
     const Coord& c = cell_bricks_[at];
-    for (int d = 1; d < 8; ++d) {
+    // One copy per offset d = 1..7, with d a constant so each copy's loops are fixed.
+    const auto fill_from = [&]<int d>(std::integral_constant<int, d>) {
       const std::ptrdiff_t from = position_of(c, corner_offset(d, 0), corner_offset(d, 1), corner_offset(d, 2));
-      if (from < 0) continue;  // no surface there: never read
+      if (from < 0) return;  // no surface there: never read
       const std::uint32_t* shell = shell_of(static_cast<std::size_t>(from), channels);
       // Local 8 on the axes in d, 0..7 on the others; each is read from the face of the
       // first axis in d (local 0 there in the brick above).
-      const auto first = [d](int axis) { return corner_offset(d, axis) ? 8 : 0; };
-      const auto last = [d](int axis) { return corner_offset(d, axis) ? 8 : 7; };
-      const int face = (d & 1) ? 0 : ((d & 2) ? 1 : 2);
+      constexpr auto first = [](int axis) { return corner_offset(d, axis) ? 8 : 0; };
+      constexpr auto last = [](int axis) { return corner_offset(d, axis) ? 8 : 7; };
+      constexpr int face = (d & 1) ? 0 : ((d & 2) ? 1 : 2);
       for (std::size_t ch = 0; ch < channels; ++ch) {
         const std::uint32_t* from_face = shell + ch * kShellSize + 64 * static_cast<std::size_t>(face);
         std::uint32_t* to = table.data() + ch * 729;
         for (int z = first(2); z <= last(2); ++z)
           for (int y = first(1); y <= last(1); ++y) {
-            if (face == 0) {  // x = 8: one entry, slot y + 8 z
+            if constexpr (face == 0) {  // x = 8: one entry, slot y + 8 z
               to[table_index(8, y, z)] = from_face[static_cast<std::size_t>((y & 7) + 8 * (z & 7))];
-              continue;
+            } else {
+              // x = 0..7, contiguous in both: slot x + 8 z on face y, x + 8 y on face z.
+              const int row = 8 * (face == 1 ? (z & 7) : (y & 7));
+              std::copy_n(from_face + row, 8, to + table_index(0, y, z));
             }
-            // x = 0..7, contiguous in both: slot x + 8 z on face y, x + 8 y on face z.
-            const int row = 8 * (face == 1 ? (z & 7) : (y & 7));
-            std::copy_n(from_face + row, 8, to + table_index(0, y, z));
           }
       }
-    }
+    };
+    [&]<int... d>(std::integer_sequence<int, d...>) {
+      (fill_from(std::integral_constant<int, d + 1>{}), ...);
+    }(std::make_integer_sequence<int, 7>{});
   }
 
   /// Saves the entries at local 0 on some axis, as whole faces x = 0, y = 0, z = 0.
@@ -768,10 +844,11 @@ class BrickMesher {
   /// corners change sign, in z, y, x order (cell local x, y, z; n its first corner in the block).
   template <class Visit>
   void for_each_mixed_cell(Visit&& visit) {
-    for (int z = 0; z < 8; ++z)
-      for (int y = 0; y < 8; ++y)
-        for_each_bit(mixed_[static_cast<std::size_t>(y + 8 * z)],
-                     [&](int x) { visit(x, y, z, block_.at(x + 1, y + 1, z + 1), pattern_at(x, y, z)); });
+    for (std::uint64_t rows = mixed_rows_; rows != 0; rows &= rows - 1) {
+      const int row = std::countr_zero(rows), y = row % 8, z = row / 8;
+      for_each_bit(mixed_[static_cast<std::size_t>(row)],
+                   [&](int x) { visit(x, y, z, block_.at(x + 1, y + 1, z + 1), pattern_at(x, y, z)); });
+    }
   }
 
   void surface_nets_brick(std::size_t at) {
@@ -783,7 +860,7 @@ class BrickMesher {
       const CellCase& cell = split ? manifold_case_at(x, y, z, pattern) : kCellCases[pattern];
       if (cell.loop_count > 1) ++out_.result.split_cells;
       const Coord global{c[0] * 8 + x, c[1] * 8 + y, c[2] * 8 + z};
-      table_[table_index(x, y, z)] = add_cell_vertices(block_, n, global, cell, split, grid_.h(), steps_, out_);
+      table_[table_index(x, y, z)] = add_cell_vertices(block_, n, pattern, global, cell, split, grid_.h(), steps_, out_);
     });
     save_shell(at, 1, table_);
     fill_from_above(at, 1, table_);
@@ -799,35 +876,60 @@ class BrickMesher {
       const std::array<std::ptrdiff_t, 4> around{-along_u - along_v, -along_v, 0, -along_u};
       // Local x of the row's edges, as bits of a row's inside bits shifted down by one.
       const unsigned x_range = axis == 0 ? 0xffu : 0x1feu;
-      for (int z = lo[2]; z <= hi[2]; ++z)
-        for (int y = lo[1]; y <= hi[1]; ++y) {
-          // The edges of this row join node rows (y, z) and the next one on the axis.
-          const unsigned here = block_row(y + 1, z + 1);
-          const unsigned next = axis == 0 ? here >> 1 : block_row(y + 1 + (axis == 1 ? 1 : 0), z + 1 + (axis == 2 ? 1 : 0));
-          for_each_bit(((here ^ next) >> 1) & x_range, [&](int x) {
-            const bool lower_end_inside = ((here >> (x + 1)) & 1u) != 0;
-            if (!split) {
-              const std::uint32_t* edge = table_.data() + table_index(x, y, z);
-              add_edge_quad(lower_end_inside, {edge[around[0]], edge[around[1]], edge[around[2]], edge[around[3]]}, out_);
-              return;
-            }
-            const std::array<int, 3> p{x, y, z};
-            add_edge_quad(
-                axis, lower_end_inside,
-                [&](int s, int t, int edge) {
-                  std::array<int, 3> q = p;
-                  q[static_cast<std::size_t>(u)] -= 1 - s;
-                  q[static_cast<std::size_t>(v)] -= 1 - t;
-                  const std::uint32_t base = table_[table_index(q[0], q[1], q[2])];
-                  if (!split) return base;
-                  const CellCase& cell = manifold_case_at(q[0], q[1], q[2], pattern_at(q[0], q[1], q[2]));
-                  return base + static_cast<std::uint32_t>(cell.piece_of_edge[static_cast<std::size_t>(edge)]);
-                },
-                out_);
-          });
-        }
+      // The sign-changing edges of the axis's 64 rows (y, z), without branches first; the
+      // edges of a row join node rows (y, z) and the next one on the axis.
+      std::array<std::uint16_t, 64> crossing{};
+      std::uint64_t rows_crossing = 0;
+      for (int layer = 0; layer < 8; ++layer) {  // rows y = lo[1] .. lo[1] + 7 of z = lo[2] + layer
+        const std::uint16_t* here_rows = row_bits_.data() + 12 * (lo[2] + layer + 1) + lo[1] + 1;
+        const Words8 here = load_words(here_rows);
+        const Words8 next = axis == 0 ? here >> 1 : load_words(here_rows + (axis == 1 ? 1 : 12));
+        const Words8 layer_crossing = ((here ^ next) >> 1) & static_cast<std::uint16_t>(x_range);
+        std::memcpy(crossing.data() + 8 * layer, &layer_crossing, sizeof layer_crossing);
+        const Bytes8 any = __builtin_convertvector(layer_crossing != 0, Bytes8) & 1;
+        std::array<std::uint8_t, 8> flags{};
+        std::memcpy(flags.data(), &any, sizeof any);
+        rows_crossing |= std::uint64_t{pack_flags(flags.data())} << (8 * layer);
+      }
+      // Then the quads, row by row in z, y order and x order within a row.
+      for (std::uint64_t rows = rows_crossing; rows != 0; rows &= rows - 1) {
+        const int row = std::countr_zero(rows), y = lo[1] + row % 8, z = lo[2] + row / 8;
+        const unsigned here = block_row(y + 1, z + 1);
+        for_each_bit(crossing[static_cast<std::size_t>(row)], [&](int x) {
+          const bool lower_end_inside = ((here >> (x + 1)) & 1u) != 0;
+          if (!split) {
+            const std::uint32_t* edge = table_.data() + table_index(x, y, z);
+            add_edge_quad(lower_end_inside, {edge[around[0]], edge[around[1]], edge[around[2]], edge[around[3]]}, out_);
+            return;
+          }
+          const std::array<int, 3> p{x, y, z};
+          add_edge_quad(
+              axis, lower_end_inside,
+              [&](int s, int t, int edge) {
+                std::array<int, 3> q = p;
+                q[static_cast<std::size_t>(u)] -= 1 - s;
+                q[static_cast<std::size_t>(v)] -= 1 - t;
+                const std::uint32_t base = table_[table_index(q[0], q[1], q[2])];
+                if (!split) return base;
+                const CellCase& cell = manifold_case_at(q[0], q[1], q[2], pattern_at(q[0], q[1], q[2]));
+                return base + static_cast<std::uint32_t>(cell.piece_of_edge[static_cast<std::size_t>(edge)]);
+              },
+              out_);
+        });
+      }
     }
   }
+
+  /// Offset in table_ (channel-major, 9^3 each) of each cell edge's vertex from the
+  /// cell's entry: the edge's axis channel, at the edge's lower corner.
+  static constexpr std::array<std::size_t, 12> kEdgeTableOffsets = [] {
+    std::array<std::size_t, 12> offsets{};
+    for (std::size_t e = 0; e < 12; ++e) {
+      const int base = kEdgeCorners[e][0];
+      offsets[e] = (e / 4) * 729 + table_index(corner_offset(base, 0), corner_offset(base, 1), corner_offset(base, 2));
+    }
+    return offsets;
+  }();
 
   void marching_cubes_brick(std::size_t at) {
     const Coord& c = cell_bricks_[at];
@@ -853,14 +955,12 @@ class BrickMesher {
     for_each_mixed_cell([&](int x, int y, int z, std::ptrdiff_t n, unsigned pattern) {
       add_cell_triangles(
           pattern,
-          [&](int edge) {
-            const int base = kEdgeCorners[static_cast<std::size_t>(edge)][0];
-            return table_[static_cast<std::size_t>(edge / 4) * 729 +
-                          table_index(x + corner_offset(base, 0), y + corner_offset(base, 1), z + corner_offset(base, 2))];
+          [&, cell = table_.data() + table_index(x, y, z)](int edge) {
+            return cell[kEdgeTableOffsets[static_cast<std::size_t>(edge)]];
           },
           [&](int piece) {
             const Coord global{c[0] * 8 + x, c[1] * 8 + y, c[2] * 8 + z};
-            return add_piece_vertex(block_, n, global, kCellCases[pattern], piece, grid_.h(), steps_, out_);
+            return add_piece_vertex(block_, n, pattern, global, kCellCases[pattern], piece, grid_.h(), steps_, out_);
           });
     });
   }
@@ -915,9 +1015,11 @@ class BrickMesher {
   std::array<std::vector<std::uint32_t>, 2> plane_shells_;
   std::array<std::size_t, 2> plane_first_{};
   std::vector<std::uint32_t> table_;
+  std::array<Source, 27> sources_;  // of the brick being gathered, see load_sources
   Block block_;
   std::array<std::uint16_t, 144> row_bits_{};  // per block row (y + 12 z), see gather
   std::array<std::uint8_t, 64> mixed_{};       // per own cell row (y + 8 z), see gather
+  std::uint64_t mixed_rows_ = 0;               // bit y + 8 z: mixed_[y + 8 z] != 0
   std::array<std::ptrdiff_t, 8> steps_{};
   MeshOut out_;
 };
@@ -926,7 +1028,12 @@ class BrickMesher {
 
 template <class S>
 ContourResult contour(const Grid<S>& grid, const ContourOptions& options) {
-  return BrickMesher<S>(grid, options).run();
+  return BrickMesher<S>(grid, options, ContourResult{}).run();
+}
+
+template <class S>
+void contour(const Grid<S>& grid, const ContourOptions& options, ContourResult& result) {
+  result = BrickMesher<S>(grid, options, std::move(result)).run();
 }
 
 namespace detail {
@@ -988,7 +1095,7 @@ ContourResult contour_dense(const Grid<S>& grid, const ContourOptions& options) 
           if (pattern == 0 || pattern == 255) continue;
           const CellCase& cell = options.manifold ? manifold_case(block, n, pattern, steps) : kCellCases[pattern];
           if (cell.loop_count > 1) ++out.result.split_cells;
-          vertex[cell_index(x, y, z)] = add_cell_vertices(block, n, global(x, y, z), cell, options.manifold, grid.h(), steps, out);
+          vertex[cell_index(x, y, z)] = add_cell_vertices(block, n, pattern, global(x, y, z), cell, options.manifold, grid.h(), steps, out);
         }
     for (int z = 0; z < cells[2]; ++z)
       for (int y = 0; y < cells[1]; ++y)
@@ -1046,7 +1153,7 @@ ContourResult contour_dense(const Grid<S>& grid, const ContourOptions& options) 
                 const int base = kEdgeCorners[static_cast<std::size_t>(edge)][0];
                 return vertex[edge_index(edge / 4, x + corner_offset(base, 0), y + corner_offset(base, 1), z + corner_offset(base, 2))];
               },
-              [&](int piece) { return add_piece_vertex(block, n, global(x, y, z), kCellCases[pattern], piece, grid.h(), steps, out); },
+              [&](int piece) { return add_piece_vertex(block, n, pattern, global(x, y, z), kCellCases[pattern], piece, grid.h(), steps, out); },
               out, out.result.split_cells);
         }
   }
@@ -1060,5 +1167,7 @@ template ContourResult contour_dense<double>(const Grid<double>&, const ContourO
 
 template ContourResult contour<float>(const Grid<float>&, const ContourOptions&);
 template ContourResult contour<double>(const Grid<double>&, const ContourOptions&);
+template void contour<float>(const Grid<float>&, const ContourOptions&, ContourResult&);
+template void contour<double>(const Grid<double>&, const ContourOptions&, ContourResult&);
 
 }  // namespace distgrid

@@ -132,6 +132,28 @@ TYPED_TEST(ContourTest, emptyGridGivesEmptyMesh) {
   EXPECT_TRUE(contour(grid, kMarchingCubes).mesh.triangles.empty());
 }
 
+TYPED_TEST(ContourTest, meshingIntoAReusedResultGivesTheFreshResult) {
+  // The result passed in holds another grid's larger mesh and other counters; all of
+  // it is replaced, in every mode, and an empty grid empties it.
+  const Grid<TypeParam> torus = bake_part<TypeParam>("torus", 1.0 / 16);
+  const Grid<TypeParam> sphere = bake_part<TypeParam>("sphere", 1.0 / 16);
+  for (const ContourOptions& options : {kSurfaceNets, kManifoldNets, kMarchingCubes}) {
+    ContourResult reused = contour(sphere, options);
+    const ContourResult fresh = contour(torus, options);
+    ASSERT_LT(fresh.mesh.positions.size(), reused.mesh.positions.size());
+    contour(torus, options, reused);
+    EXPECT_EQ(reused.mesh.positions, fresh.mesh.positions);
+    EXPECT_EQ(reused.mesh.normals, fresh.mesh.normals);
+    EXPECT_EQ(reused.mesh.triangles, fresh.mesh.triangles);
+    EXPECT_EQ(reused.bricks_meshed, fresh.bricks_meshed);
+    EXPECT_EQ(reused.cells_visited, fresh.cells_visited);
+    EXPECT_EQ(reused.split_cells, fresh.split_cells);
+    contour(Grid<TypeParam>(0.125, 3), options, reused);
+    EXPECT_TRUE(reused.mesh.positions.empty() && reused.mesh.normals.empty() && reused.mesh.triangles.empty());
+    EXPECT_EQ(reused.bricks_meshed, 0u);
+  }
+}
+
 TYPED_TEST(ContourTest, defaultPartsAreClosedOutwardSeamlessWithTheRightTopology) {
   struct Case {
     const char* part;

@@ -57,6 +57,11 @@ struct ContourResult {
 /// the same way from both cells: the inside corners are separated.
 template <class S>
 ContourResult contour(const Grid<S>& grid, const ContourOptions& options = {});
+/// The same contour written into `result`, whose previous contents are replaced but
+/// whose arrays keep their capacity: a caller that meshes repeatedly avoids
+/// reallocating the output and faulting in fresh pages for it on every call.
+template <class S>
+void contour(const Grid<S>& grid, const ContourOptions& options, ContourResult& result);
 
 namespace detail {
 /// The same mesh computed in one piece over every cell from brick extent lo - 1 to
@@ -68,5 +73,7 @@ ContourResult contour_dense(const Grid<S>& grid, const ContourOptions& options =
 
 extern template ContourResult contour<float>(const Grid<float>&, const ContourOptions&);
 extern template ContourResult contour<double>(const Grid<double>&, const ContourOptions&);
+extern template void contour<float>(const Grid<float>&, const ContourOptions&, ContourResult&);
+extern template void contour<double>(const Grid<double>&, const ContourOptions&, ContourResult&);
 
 }  // namespace distgrid
