@@ -18,6 +18,8 @@ json entry(const char* id, const char* storage) {
   return {{"id", id}, {"storage", storage}, {"gate", {{"status", "pass"}}}, {"properties", {{"tests", {"p"}}}}};
 }
 
+/// `entries` must be an array: pass json::array({e}) for one entry, since a
+/// one-element braced list is the element itself under clang and an array under GCC.
 json shard(unsigned index, json entries, json inputs, double seconds) {
   return {{"schema", kReportSchema},
           {"tool", {{"name", "distgrid-audit"}}},
@@ -38,7 +40,7 @@ TEST(Merge, RefusesARepeatedShardOtherSettingsAndAnEntryRunWhole) {
   other["settings"]["h"] = 0.03125;
   EXPECT_THROW(merge_reports({a, other}, {"a", "other"}), Error);
   json whole = b;  // an entry without shard_data: every calculation splits its inputs
-  whole["calculations"] = {entry("bake.plan", "double")};
+  whole["calculations"] = json::array({entry("bake.plan", "double")});
   EXPECT_THROW(merge_reports({a, whole}, {"a", "whole"}), Error);
   json unsharded = b;
   unsharded.erase("shard");
@@ -130,7 +132,7 @@ TEST(Merge, JoinsASplitCalculationIntoTheSingleRunsEntryTiesIncluded) {
   const json single = split_entry(split_result(0, 1), false);
   std::vector<json> shards;
   for (unsigned i = 0; i < 3; ++i) {
-    json report = shard(i, {split_entry(split_result(i, 3), true)}, json::object(), 1);
+    json report = shard(i, json::array({split_entry(split_result(i, 3), true)}), json::object(), 1);
     report["shard"]["count"] = 3;
     shards.push_back(report);
   }
@@ -161,7 +163,8 @@ TEST(Merge, ConcatenatesTheRowsOfWholeUnitsInShardOrder) {
   ASSERT_EQ(single["details"]["by_part"].size(), 3u);
   std::vector<json> shards;
   for (unsigned i = 0; i < 3; ++i) {
-    json report = shard(i, {split_entry(whole_units_result(i, 3), true, "grid.volume")}, json::object(), 1);
+    const json entries = json::array({split_entry(whole_units_result(i, 3), true, "grid.volume")});
+    json report = shard(i, entries, json::object(), 1);
     report["shard"]["count"] = 3;
     shards.push_back(report);
   }
@@ -214,7 +217,7 @@ TEST(Merge, JoinsExampleListsCountsByNameExtremesAndFlagsAndKeepsTables) {
   const json single = split_entry(with_examples(0, 1), false);
   std::vector<json> shards;
   for (unsigned i = 0; i < 3; ++i) {
-    json report = shard(i, {split_entry(with_examples(i, 3), true)}, json::object(), 1);
+    json report = shard(i, json::array({split_entry(with_examples(i, 3), true)}), json::object(), 1);
     report["shard"]["count"] = 3;
     shards.push_back(report);
   }
@@ -231,7 +234,8 @@ TEST(Merge, JoinsExampleListsCountsByNameExtremesAndFlagsAndKeepsTables) {
 
 TEST(Merge, RefusesSplitEntriesMissingAShardOrTheirShardData) {
   std::vector<json> shards;
-  for (unsigned i = 0; i < 2; ++i) shards.push_back(shard(i, {split_entry(split_result(i, 2), true)}, json::object(), 1));
+  for (unsigned i = 0; i < 2; ++i)
+    shards.push_back(shard(i, json::array({split_entry(split_result(i, 2), true)}), json::object(), 1));
   json without = shards[1];
   without["calculations"][0].erase("shard_data");
   EXPECT_THROW(merge_reports({shards[0], without}, {"a", "without"}), Error);

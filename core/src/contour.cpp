@@ -692,7 +692,8 @@ class BrickMesher {
       return 2;
     };
     const auto combine = [](const std::uint8_t* below, const std::uint8_t* middle, const std::uint8_t* above) {
-      return static_cast<std::uint16_t>((*below >> 7) | (*middle << 1) | ((*above & 7u) << 9));
+      const unsigned low = *below, mid = *middle, high = *above;
+      return static_cast<std::uint16_t>((low >> 7) | (mid << 1) | ((high & 7u) << 9));
     };
     for (int z = 0; z < 12; ++z) {
       int node_z = 0;

@@ -42,7 +42,9 @@ std::string log_bar_chart(const std::string& title, const std::vector<Bar>& bars
   std::vector<double> values;
   for (const Bar& b : bars)
     if (b.value) values.push_back(*b.value);
-  const auto [first, last] = decades(values);
+  // Plain variables, not a structured binding: clang 14 lambdas cannot capture bindings.
+  const std::pair<int, int> range = decades(values);
+  const int first = range.first, last = range.second;
   const double height = kTop + kRow * static_cast<double>(bars.size()) + kAxis;
   const double width = kLabelWidth + kPlotWidth + kValueWidth;
   const auto x_of = [&](double v) {
@@ -98,8 +100,8 @@ std::string log_log_chart(const std::string& title, const std::string& x_label, 
         xs.push_back(x);
         ys.push_back(y);
       }
-  const auto [x_first, x_last] = decades(xs);
-  const auto [y_first, y_last] = decades(ys);
+  const std::pair<int, int> x_range = decades(xs), y_range = decades(ys);
+  const int x_first = x_range.first, x_last = x_range.second, y_first = y_range.first, y_last = y_range.second;
   const auto px = [&](double x) { return kLeft + kPlot * (std::log10(x) - x_first) / (x_last - x_first); };
   const auto py = [&](double y) { return kTop + kPlot * (1 - (std::log10(y) - y_first) / (y_last - y_first)); };
   const double width = kLeft + kPlot + 20 + kLegend, height = kTop + kPlot + 44;
