@@ -162,7 +162,7 @@ DISTGRID_PROPERTY(GridSample, isContinuousAcrossBrickFaces, 200) {
   largest = std::max(largest, g.band * g.h);
   for (const bool up : {false, true}) {
     std::array<double, 3> off = world;
-    off[a] = std::nextafter(world[a], up ? INFINITY : -INFINITY);
+    off[a] = std::nextafter(world[a], (up ? 1 : -1) * std::numeric_limits<double>::infinity());
     const double step = std::fabs(off[a] - world[a]) / g.h;
     const double jump = std::fabs(grid.sample(off[0], off[1], off[2]) - on_face);
     // Slope at most 2*largest per voxel along the axis, plus the rounding of the lerps.

@@ -21,6 +21,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -108,7 +109,8 @@ inline bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a)
 /// Whether f is the float nearest x, ties to the even significand.
 inline bool nearest_float(double x, float f) {
   const double err = std::fabs(static_cast<double>(f) - x);
-  for (float g : {std::nextafter(f, -INFINITY), std::nextafter(f, INFINITY)}) {
+  for (float g : {std::nextafter(f, -std::numeric_limits<float>::infinity()),
+                  std::nextafter(f, std::numeric_limits<float>::infinity())}) {
     const double other = std::fabs(static_cast<double>(g) - x);
     if (other < err) return false;
     if (other == err) {

@@ -14,6 +14,10 @@
 namespace distgrid::audit {
 namespace {
 
+// Not the INFINITY and NAN macros: they are floats, and widening them warns.
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
 TEST(UlpOf, IsTheGapToTheNextLargerDouble) {
   EXPECT_EQ(ulp_of(1.0), 0x1p-52);
   EXPECT_EQ(ulp_of(-1.0), 0x1p-52);
@@ -22,14 +26,14 @@ TEST(UlpOf, IsTheGapToTheNextLargerDouble) {
   EXPECT_EQ(ulp_of(3.0 / 64), 0x1p-57);
   EXPECT_EQ(ulp_of(std::numeric_limits<double>::max()), 0x1p971);
   for (double x : {0.1, 3.0, 1e300, 1e-300})
-    EXPECT_EQ(ulp_of(x), std::nextafter(x, INFINITY) - x) << "x = " << x;
+    EXPECT_EQ(ulp_of(x), std::nextafter(x, kInfinity) - x) << "x = " << x;
 }
 
 TEST(UlpOf, IsTheSmallestSubnormalAtZeroAndBelowTheNormals) {
   EXPECT_EQ(ulp_of(0.0), std::numeric_limits<double>::denorm_min());
   EXPECT_EQ(ulp_of(1e-310), std::numeric_limits<double>::denorm_min());
-  EXPECT_TRUE(std::isnan(ulp_of(INFINITY)));
-  EXPECT_TRUE(std::isnan(ulp_of(NAN)));
+  EXPECT_TRUE(std::isnan(ulp_of(kInfinity)));
+  EXPECT_TRUE(std::isnan(ulp_of(kNaN)));
 }
 
 TEST(ErrorInUlps, CountsInUlpsOfTheReferenceRaisedToTheFloor) {
@@ -46,7 +50,7 @@ TEST(BitsLost, IsLog2OfOnePlusUlps) {
   EXPECT_DOUBLE_EQ(bits_lost(1), 1.0);
   EXPECT_DOUBLE_EQ(bits_lost(3), 2.0);
   EXPECT_DOUBLE_EQ(bits_lost(0x1p29 - 1), 29.0);
-  EXPECT_EQ(bits_lost(INFINITY), INFINITY);
+  EXPECT_EQ(bits_lost(kInfinity), kInfinity);
 }
 
 TEST(HexFloat, PrintsExactReplayableText) {
@@ -82,11 +86,11 @@ TEST(Summarize, GivesMaxMeanRmsAndP99) {
 }
 
 TEST(Summarize, MakesMaxMeanAndRmsInfiniteWhenAValueIs) {
-  const std::vector<double> v{1, INFINITY, 2};
+  const std::vector<double> v{1, kInfinity, 2};
   const Summary s = summarize(v);
-  EXPECT_EQ(s.max, INFINITY);
-  EXPECT_EQ(s.mean, INFINITY);
-  EXPECT_EQ(s.rms, INFINITY);
+  EXPECT_EQ(s.max, kInfinity);
+  EXPECT_EQ(s.mean, kInfinity);
+  EXPECT_EQ(s.rms, kInfinity);
 }
 
 ErrorValue distance(double h_units) {
@@ -120,9 +124,9 @@ TEST(ErrorStats, KeepsTheFiveWorstInputsWorstFirstAndEarlierFirstOnTies) {
 TEST(ErrorStats, CountsANaNErrorAsNonFiniteAndInfinite) {
   ErrorStats stats(true, false);
   stats.add(distance(1), [] { return InputRecord{}; });
-  stats.add(distance(NAN), [] { return InputRecord{1, "nan", 1, "", {}}; });
+  stats.add(distance(kNaN), [] { return InputRecord{1, "nan", 1, "", {}}; });
   EXPECT_EQ(stats.non_finite(), 1u);
-  EXPECT_EQ(stats.h()->max, INFINITY);
+  EXPECT_EQ(stats.h()->max, kInfinity);
   EXPECT_EQ(stats.worst().front().input.generator, "nan");
 }
 

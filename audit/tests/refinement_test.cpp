@@ -1,6 +1,7 @@
 #include "distgrid/audit/refinement.hpp"
 
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -49,7 +50,7 @@ TEST(OrderFit, IsNullWithAReasonWhenItCannotBeFitted) {
   const OrderFit zero = fit_order(kSeries, std::vector<double>{1e-3, 0, 1e-5, 1e-6});
   EXPECT_FALSE(zero.order);
   EXPECT_NE(zero.null_reason.find("zero"), std::string::npos);
-  EXPECT_FALSE(fit_order(kSeries, std::vector<double>{1e-3, NAN, 1e-5, 1e-6}).order);
+  EXPECT_FALSE(fit_order(kSeries, std::vector<double>{1e-3, std::numeric_limits<double>::quiet_NaN(), 1e-5, 1e-6}).order);
 }
 
 TEST(RefinementSeries, HalvesFromOneSixteenthAndAQuickRunStopsAtOneSixtyFourth) {

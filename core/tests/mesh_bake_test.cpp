@@ -264,7 +264,8 @@ TEST(MeshBake, ParityRayThroughCornersIsRetriedAndStillFindsInsideBricks) {
 
 TEST(MeshBake, RefusesBadVoxelSizeAndBand) {
   const PreparedMesh mesh = prepare_mesh(mesh_part("icosphere_1k").mesh, "icosphere_1k");
-  for (const auto& [h, band] : {std::pair{0.0, 3.0}, {-1.0, 3.0}, {NAN, 3.0}, {0.1, 0.5}, {0.1, INFINITY}}) {
+  const double nan = std::numeric_limits<double>::quiet_NaN(), infinity = std::numeric_limits<double>::infinity();
+  for (const auto& [h, band] : {std::pair{0.0, 3.0}, {-1.0, 3.0}, {nan, 3.0}, {0.1, 0.5}, {0.1, infinity}}) {
     MeshBakeSettings settings;
     settings.h = h;
     settings.band = band;
