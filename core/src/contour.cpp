@@ -30,6 +30,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -258,6 +259,163 @@ std::uint32_t add_cell_vertices(const Block& block, std::ptrdiff_t n, unsigned p
   return first;
 }
 
+// Surface-nets vertices in lanes. One vertex is a long chain of dependent operations
+// (divisions, ordered sums, a square root); computing four vertices side by side, one
+// per lane, keeps the processor busy while each chain waits. Lane k performs exactly
+// add_piece_vertex's IEEE operations in its order, so every vertex is the same bit for
+// bit (the dense reference mesher, which the tests compare with, calls add_piece_vertex).
+
+constexpr std::size_t kVertexLanes = 4;
+using LanePointers = std::array<const double*, kVertexLanes>;
+using LaneVec3 = std::array<Lanes, 3>;
+
+/// unit_or_zero per lane.
+[[gnu::always_inline]] inline void lane_units_or_zero(const LaneVec3& v, LaneVec3& unit) noexcept {
+  const Lanes squared = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
+  Lanes length;
+  for (std::size_t k = 0; k < kVertexLanes; ++k) length[k] = std::sqrt(squared[k]);
+  const Lanes zero{0, 0, 0, 0}, largest = zero + std::numeric_limits<double>::max();
+  const LaneMask usable = (length > zero) & (length <= largest);
+  for (std::size_t a = 0; a < 3; ++a) unit[a] = usable ? v[a] / length : zero;
+}
+
+/// Appends lanes 0..count-1 of positions and normals as vertices.
+[[gnu::always_inline]] inline void add_lane_vertices(const LaneVec3& position, const LaneVec3& normal, std::size_t count, MeshOut& out) {
+  for (std::size_t k = 0; k < count; ++k)
+    out.add_vertex({position[0][k], position[1][k], position[2][k]}, {normal[0][k], normal[1][k], normal[2][k]});
+}
+
+/// Four consecutive nodes of a row in each lane: element i holds node i of every lane.
+using RowLanes = std::array<Lanes, 4>;
+
+/// Slot in a 4 x 4 array of RowLanes of the row at offsets dy, dz (each -1..2).
+constexpr std::size_t row_slot(int dy, int dz) { return static_cast<std::size_t>((dy + 1) + 4 * (dz + 1)); }
+
+/// Loads the four nodes from `offset` on of each lane's pointer (one load per lane)
+/// and transposes them so that rows[i] holds node i of every lane.
+[[gnu::always_inline]] inline void transpose_rows(const LanePointers& nodes, std::ptrdiff_t offset, RowLanes& rows) noexcept {
+  std::array<Lanes, kVertexLanes> lane_rows{};
+  for (std::size_t k = 0; k < kVertexLanes; ++k) std::memcpy(&lane_rows[k], nodes[k] + offset, sizeof(Lanes));
+  const Lanes even01 = __builtin_shufflevector(lane_rows[0], lane_rows[1], 0, 4, 2, 6);
+  const Lanes odd01 = __builtin_shufflevector(lane_rows[0], lane_rows[1], 1, 5, 3, 7);
+  const Lanes even23 = __builtin_shufflevector(lane_rows[2], lane_rows[3], 0, 4, 2, 6);
+  const Lanes odd23 = __builtin_shufflevector(lane_rows[2], lane_rows[3], 1, 5, 3, 7);
+  rows[0] = __builtin_shufflevector(even01, even23, 0, 1, 4, 5);
+  rows[1] = __builtin_shufflevector(odd01, odd23, 0, 1, 4, 5);
+  rows[2] = __builtin_shufflevector(even01, even23, 2, 3, 6, 7);
+  rows[3] = __builtin_shufflevector(odd01, odd23, 2, 3, 6, 7);
+}
+
+/// A surface-nets cell whose vertex (for all its crossings) is to be made.
+struct CellItem {
+  std::ptrdiff_t node = 0;  // lowest corner in the block
+  unsigned pattern = 0;
+  Coord global{};
+};
+
+/// add_piece_vertex(..., piece -1, ...) for the first `count` cells, in lane order.
+/// Lanes from count on must hold a valid cell too (their results are dropped).
+void add_cell_vertex_lanes(const Block& block, const std::array<CellItem, kVertexLanes>& cells, std::size_t count, double h,
+                           MeshOut& out) {
+  LanePointers lowest{};
+  LaneMask edges{};
+  Lanes count_of_edges{};
+  for (std::size_t k = 0; k < kVertexLanes; ++k) {
+    lowest[k] = block.values.data() + cells[k].node;
+    edges[k] = kCrossingEdges[cells[k].pattern];
+    count_of_edges[k] = static_cast<double>(std::popcount(kCrossingEdges[cells[k].pattern]));
+  }
+  const std::ptrdiff_t along_y = block.step(1), along_z = block.step(2);
+  // Nodes x = -1..2 (from each cell's lowest corner) of the node rows at y, z offsets
+  // -1..2 that the corners and their central differences read, across the lanes.
+  std::array<RowLanes, 16> rows{};
+  const auto load_row = [&](int dy, int dz) {
+    transpose_rows(lowest, dy * along_y + dz * along_z - 1, rows[row_slot(dy, dz)]);
+  };
+  for (int dz = 0; dz < 2; ++dz)
+    for (int dy = -1; dy < 3; ++dy) load_row(dy, dz);
+  for (int dy = 0; dy < 2; ++dy) {
+    load_row(dy, -1);
+    load_row(dy, 2);
+  }
+  // Corner c's value, and x = -1..2 of its row.
+  const auto corner_row = [&](std::size_t c, int dy, int dz) -> const RowLanes& {
+    return rows[row_slot(corner_offset(static_cast<int>(c), 1) + dy, corner_offset(static_cast<int>(c), 2) + dz)];
+  };
+  std::array<Lanes, 8> d{};
+  for (std::size_t c = 0; c < 8; ++c) d[c] = corner_row(c, 0, 0)[1 + static_cast<std::size_t>(c & 1)];
+  const Lanes zero{0, 0, 0, 0}, one{1, 1, 1, 1};
+  // The mean of the crossings: per axis, the crossing edges' t (edges along it) and
+  // lower-corner offsets (edges across it) in ascending edge order. Terms that are
+  // +0 are left out; that leaves the sums unchanged (see add_piece_vertex).
+  LaneVec3 sum{zero, zero, zero};
+#pragma GCC unroll 12
+  for (std::size_t e = 0; e < 12; ++e) {
+    const Lanes da = d[static_cast<std::size_t>(kEdgeCorners[e][0])], db = d[static_cast<std::size_t>(kEdgeCorners[e][1])];
+    const Lanes t = da / (da - db);
+    const LaneMask crosses = ((edges >> static_cast<std::int64_t>(e)) & 1) != 0;
+    for (std::size_t a = 0; a < 3; ++a) {
+      if (a == e / 4)
+        sum[a] += crosses ? t : zero;
+      else if (kEdgeStartLanes[e][a] != 0)
+        sum[a] += crosses ? one : zero;
+    }
+  }
+  LaneVec3 local{}, low{};
+  for (std::size_t a = 0; a < 3; ++a) {
+    local[a] = sum[a] / count_of_edges;
+    low[a] = 1 - local[a];
+  }
+  LaneVec3 normal{zero, zero, zero};
+#pragma GCC unroll 8
+  for (std::size_t c = 0; c < 8; ++c) {
+    const int corner = static_cast<int>(c);
+    const Lanes weight = (corner_offset(corner, 0) ? local[0] : low[0]) * (corner_offset(corner, 1) ? local[1] : low[1]) *
+                         (corner_offset(corner, 2) ? local[2] : low[2]);
+    // The central difference (times 2h) at the corner, as add_piece_vertex takes it.
+    const std::size_t x = 1 + (c & 1);
+    const LaneVec3 gradient{corner_row(c, 0, 0)[x + 1] - corner_row(c, 0, 0)[x - 1],
+                            corner_row(c, 1, 0)[x] - corner_row(c, -1, 0)[x],
+                            corner_row(c, 0, 1)[x] - corner_row(c, 0, -1)[x]};
+    for (std::size_t a = 0; a < 3; ++a) normal[a] += weight * gradient[a];
+  }
+  LaneVec3 position{}, unit{};
+  for (std::size_t a = 0; a < 3; ++a) {
+    Lanes origin{};
+    for (std::size_t k = 0; k < kVertexLanes; ++k) origin[k] = static_cast<double>(cells[k].global[a]);
+    position[a] = (origin + local[a]) * h;
+  }
+  lane_units_or_zero(normal, unit);
+  add_lane_vertices(position, unit, count, out);
+}
+
+/// Cells gathered until add_cell_vertex_lanes can take four, in the order they
+/// came, with the table slot each one's vertex index goes to.
+class CellQueue {
+ public:
+  void push(std::size_t slot, const CellItem& item) noexcept {
+    items_[filled_] = item;
+    slots_[filled_] = slot;
+    ++filled_;
+  }
+  bool full() const noexcept { return filled_ == kVertexLanes; }
+  /// Appends the queued cells' vertices (block: their node values) and writes each
+  /// one's vertex index to table[slot]. Empties the queue.
+  void flush(const Block& block, double h, MeshOut& out, std::vector<std::uint32_t>& table) {
+    if (filled_ == 0) return;
+    for (std::size_t k = filled_; k < kVertexLanes; ++k) items_[k] = items_[filled_ - 1];
+    const auto first = static_cast<std::uint32_t>(out.result.mesh.positions.size());
+    add_cell_vertex_lanes(block, items_, filled_, h, out);
+    for (std::size_t k = 0; k < filled_; ++k) table[slots_[k]] = first + static_cast<std::uint32_t>(k);
+    filled_ = 0;
+  }
+
+ private:
+  std::array<CellItem, kVertexLanes> items_{};
+  std::array<std::size_t, kVertexLanes> slots_{};
+  std::size_t filled_ = 0;
+};
+
 /// The pieces of a cell (inside pattern `pattern`) as the manifold mode reads them;
 /// pattern_across(f) is the pattern of the neighbour cell across face f (-x, +x, -y,
 /// +y, -z, +z). With the plain face rule (inside corners of an ambiguous face
@@ -313,12 +471,13 @@ double squared_distance(const Vec3& p, const Vec3& q) noexcept {
 /// Two triangles for a quad given counter-clockwise, split along the shorter
 /// diagonal; on a tie along q0-q2.
 /// (Selects rather than branches: which diagonal is shorter is unpredictable.)
-void add_quad(const std::array<std::uint32_t, 4>& q, MeshOut& out) {
+[[gnu::always_inline]] inline void add_quad(const std::array<std::uint32_t, 4>& q, MeshOut& out) {
   const auto& p = out.result.mesh.positions;
   const bool along_02 = squared_distance(p[q[0]], p[q[2]]) <= squared_distance(p[q[1]], p[q[3]]);
   // Triangles (a, b, c) and (a, c, d): from q0 along q0-q2, else from q1 along q1-q3.
-  const std::uint32_t a = along_02 ? q[0] : q[1], b = along_02 ? q[1] : q[2], c = along_02 ? q[2] : q[3],
-                      d = along_02 ? q[3] : q[0];
+  // (Indexing by the choice: compilers turn selects on a comparison into a branch.)
+  const std::size_t first = along_02 ? 0 : 1;
+  const std::uint32_t a = q[first], b = q[first + 1], c = q[(first + 2) & 3], d = q[(first + 3) & 3];
   out.add_triangle(a, b, c);
   out.add_triangle(a, c, d);
 }
@@ -329,7 +488,8 @@ constexpr int cell_edge(int axis, int lower_offset, int higher_offset) { return 
 
 /// The quad around a sign-changing grid edge along some axis from the vertices of
 /// the cells (0, 0), (1, 0), (1, 1), (0, 1) around it in (u, v) = (axis + 1, axis + 2).
-void add_edge_quad(bool lower_end_inside, const std::array<std::uint32_t, 4>& around, MeshOut& out) {
+[[gnu::always_inline]] inline void add_edge_quad(bool lower_end_inside, const std::array<std::uint32_t, 4>& around,
+                                                MeshOut& out) {
   // (u, v, axis) is right-handed, so this order faces +axis: right when the outside is
   // there; else the reverse order (selects, as the side is unpredictable).
   add_quad({around[0], lower_end_inside ? around[1] : around[3], around[2], lower_end_inside ? around[3] : around[1]},
@@ -500,11 +660,8 @@ class BrickMesher {
       const std::size_t shells_needed = (at - plane_first_[0] + 1) * channels * kShellSize;
       if (plane_shells_[0].size() < shells_needed)
         plane_shells_[0].resize(std::max(shells_needed, 2 * plane_shells_[0].size()));
-      if (at == 0) load_sources(cell_bricks_[at], nullptr);
+      load_sources(cell_bricks_[at], at == 0 ? nullptr : &cell_bricks_[at - 1]);
       gather(cell_bricks_[at]);
-      // The next brick's sources now, and a hint to start loading its values, so the
-      // memory latency overlaps with the meshing of this brick.
-      if (at + 1 < cell_bricks_.size()) prefetch(load_sources(cell_bricks_[at + 1], &cell_bricks_[at]));
       if (options_.mesher == Mesher::surface_nets)
         surface_nets_brick(at);
       else
@@ -645,28 +802,15 @@ class BrickMesher {
 
   /// Fills sources_ for cell brick c, whose gather comes after that of cell brick
   /// `before` (null: none). When c is the next one down the column, the 18 sources
-  /// both share move up one layer and only the 9 below are looked up. Returns how
-  /// many sources at the start of sources_ are new (9 or 27).
-  int load_sources(const Coord& c, const Coord* before) {
+  /// both share move up one layer and only the 9 below are looked up.
+  void load_sources(const Coord& c, const Coord* before) {
     const bool next_down = before != nullptr && c[0] == (*before)[0] && c[1] == (*before)[1] && c[2] == (*before)[2] - 1;
     if (!next_down) {
       sources_around(c, 27, sources_);
-      return 27;
+      return;
     }
     std::copy_backward(sources_.begin(), sources_.begin() + 18, sources_.end());
     sources_around(c, 9, sources_);
-    return 9;
-  }
-
-  /// Starts loading the values of the first `count` bricks of sources_. A hint; no
-  /// effect on results.
-  void prefetch(int count) const {
-    for (int d = 0; d < count; ++d) {
-      const Source& src = sources_[static_cast<std::size_t>(d)];
-      if (src.values == nullptr) continue;
-      const auto* bytes = reinterpret_cast<const char*>(src.values);
-      for (std::size_t offset = 0; offset < kBrickNodes * sizeof(S); offset += 64) __builtin_prefetch(bytes + offset);
-    }
   }
 
   /// From sources_ (those of cell brick c): inside bits of block rows at local -1..10 (row_bits_), which
@@ -861,8 +1005,14 @@ class BrickMesher {
       const CellCase& cell = split ? manifold_case_at(x, y, z, pattern) : kCellCases[pattern];
       if (cell.loop_count > 1) ++out_.result.split_cells;
       const Coord global{c[0] * 8 + x, c[1] * 8 + y, c[2] * 8 + z};
-      table_[table_index(x, y, z)] = add_cell_vertices(block_, n, pattern, global, cell, split, grid_.h(), steps_, out_);
+      if (split) {
+        table_[table_index(x, y, z)] = add_cell_vertices(block_, n, pattern, global, cell, split, grid_.h(), steps_, out_);
+        return;
+      }
+      cell_queue_.push(table_index(x, y, z), {n, pattern, global});
+      if (cell_queue_.full()) cell_queue_.flush(block_, grid_.h(), out_, table_);
     });
+    cell_queue_.flush(block_, grid_.h(), out_, table_);
     save_shell(at, 1, table_);
     fill_from_above(at, 1, table_);
     // Quads of owned edges: start at 0..7 along the axis, 1..8 on the other two.
@@ -1016,6 +1166,7 @@ class BrickMesher {
   std::array<std::vector<std::uint32_t>, 2> plane_shells_;
   std::array<std::size_t, 2> plane_first_{};
   std::vector<std::uint32_t> table_;
+  CellQueue cell_queue_;  // surface-nets vertices waiting for a full set of lanes
   std::array<Source, 27> sources_;  // of the brick being gathered, see load_sources
   Block block_;
   std::array<std::uint16_t, 144> row_bits_{};  // per block row (y + 12 z), see gather
