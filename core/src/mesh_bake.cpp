@@ -118,16 +118,10 @@ struct BrickScratch {
   /// nearer, or the node is beyond the band either way).
   std::array<double, kBrickNodes> node_reach{};
   std::array<std::uint32_t, kBrickNodes> best_triangle{};
-  /// Per half row of 4 nodes, at half_row_index: the largest node_reach of the four.
-  std::array<double, 128> half_reach{};
   std::vector<std::uint64_t> order;  // (gap from the brick centre to the ball as float bits, triangle)
   std::array<std::int8_t, kBrickNodes> sign{};  // +1, -1, or 0 while unknown
   std::array<std::uint16_t, kBrickNodes> queue{};
 };
-
-/// Index in half_reach of the half row holding node n (layer k, then half, then row
-/// j), so four rows of one half are contiguous.
-constexpr std::size_t half_row_index(std::size_t n) noexcept { return 16 * (n >> 6) + 8 * ((n >> 2) & 1) + ((n >> 3) & 7); }
 
 const Vec3& pseudo_normal(const PreparedMesh& mesh, std::uint32_t t, TriangleFeature feature) {
   const auto& tri = mesh.triangles[t];
@@ -287,20 +281,17 @@ inline bool takes_node(double d2, std::uint32_t t, double best_d2, std::uint32_t
 /// the node projects inside the triangle, else to the nearest of the three edges as
 /// clamped segments (the first smallest of ab, bc, ca). The arithmetic per lane is
 /// fixed, so a node gets the same bits whichever row, brick or lane computes it.
-/// Computed only when one of the nodes has both the triangle's ball and its plane
-/// within its reach (`yz2`: squared y-z distance to the ball's centre), as the
-/// distance to a triangle is at least both. `n` is the first node's index.
+/// Called when one of the nodes (bits of `within`) has both the triangle's ball and
+/// its plane within its reach, as the distance to a triangle is at least both.
+/// `n` is the first node's index.
 [[gnu::always_inline]] inline void nearest_in_half_row(const TriangleFrame& f, const TriangleData& tri, std::uint32_t t,
-                                                       const Lanes& px, double y, double z, double yz2, double slack,
+                                                       const Lanes& px, double y, double z, unsigned within, double slack,
                                                        std::size_t n, BrickScratch& scratch) noexcept {
   Lanes reach;
   std::memcpy(&reach, scratch.node_reach.data() + n, sizeof reach);
-  const Lanes dx = px - tri.centre[0], limit = reach + (tri.radius + slack), plane_limit = reach + slack;
   const Lanes apx = px - tri.a[0];
   const double apy = y - tri.a[1], apz = z - tri.a[2];
   const Lanes plane = apx * tri.unit_normal[0] + apy * tri.unit_normal[1] + apz * tri.unit_normal[2];
-  const auto within = (dx * dx + yz2 <= limit * limit) & (plane <= plane_limit) & (-plane <= plane_limit);
-  if (lane_bits(within) == 0) return;
 
   const Lanes zero{0, 0, 0, 0}, one{1, 1, 1, 1};
   const double bpy = y - tri.b[1], bpz = z - tri.b[2], cpy = y - tri.c[1], cpz = z - tri.c[2];
@@ -323,7 +314,7 @@ inline bool takes_node(double d2, std::uint32_t t, double best_d2, std::uint32_t
   const Lanes plane_squared = plane * plane, bound = plane_squared + beyond, bound_limit = reach + slack;
   const Lanes largest{std::numeric_limits<double>::max(), std::numeric_limits<double>::max(),
                       std::numeric_limits<double>::max(), std::numeric_limits<double>::max()};
-  if (lane_bits(within & ~((bound > bound_limit * bound_limit) & (bound <= largest))) == 0) return;
+  if ((within & ~lane_bits((bound > bound_limit * bound_limit) & (bound <= largest))) == 0) return;
   // Segment parameters clamped to [0, 1].
   Lanes s_ab = (apx * f.ab[0] + apy * f.ab[1] + apz * f.ab[2]) * tri.inverse_ab;
   Lanes s_bc = (bpx * f.bc[0] + bpy * f.bc[1] + bpz * f.bc[2]) * tri.inverse_bc;
@@ -344,17 +335,13 @@ inline bool takes_node(double d2, std::uint32_t t, double best_d2, std::uint32_t
   Lanes best;
   std::memcpy(&best, scratch.best_d2.data() + n, sizeof best);
   // Only a lane at or below its node's best can take it; takes_node settles ties.
-  bool changed = false;
   for (unsigned lanes = lane_bits(d2 <= best); lanes != 0; lanes &= lanes - 1) {
     const auto i = static_cast<std::size_t>(std::countr_zero(lanes));
     if (!takes_node(d2[i], t, scratch.best_d2[n + i], scratch.best_triangle[n + i])) continue;
     scratch.best_d2[n + i] = d2[i];
     scratch.best_triangle[n + i] = t;
     scratch.node_reach[n + i] = std::min(std::sqrt(d2[i]), scratch.node_reach[n + i]);
-    changed = true;
   }
-  if (changed) scratch.half_reach[half_row_index(n)] = std::max(std::max(scratch.node_reach[n], scratch.node_reach[n + 1]),
-                                                                std::max(scratch.node_reach[n + 2], scratch.node_reach[n + 3]));
 }
 
 /// Nodes [first, end) of a brick (first node index `origin` on this axis) whose
@@ -511,9 +498,6 @@ bool bake_mesh_brick(const PreparedMesh& mesh, const std::vector<TriangleData>& 
   }
   for (std::size_t n = 64; n < kBrickNodes; ++n) bound[n] = std::min(bound[n], bound[n - 64] + step);  // along z
   for (std::size_t n = kBrickNodes - 64; n-- > 0;) bound[n] = std::min(bound[n], bound[n + 64] + step);
-  for (std::size_t n = 0; n < kBrickNodes; n += 4)
-    scratch.half_reach[half_row_index(n)] = std::max({scratch.node_reach[n], scratch.node_reach[n + 1],
-                                                      scratch.node_reach[n + 2], scratch.node_reach[n + 3]});
 
   for (const std::uint64_t entry : scratch.order) {
     const auto t = static_cast<std::uint32_t>(entry & 0xFFFFFFFFu);
@@ -526,72 +510,63 @@ bool bake_mesh_brick(const PreparedMesh& mesh, const std::vector<TriangleData>& 
     const std::array<std::size_t, 2> k_range = node_range(tri.centre[2], reach, inverse_h, z0);
     const std::array<std::size_t, 2> j_range = node_range(tri.centre[1], reach, inverse_h, y0);
     if (k_range[0] >= k_range[1] || j_range[0] >= j_range[1]) continue;
-    // Per half row (nodes 0-3 or 4-7): squared x distance from the ball's centre to
-    // its span of nodes, and the plane's x term at its two ends. The plane distance
-    // is linear along a row, so the smaller end (or 0 when they differ in sign)
-    // bounds it over the span.
+    // Per node of a row: squared x distance to the ball's centre and the plane's x
+    // term; per row of a layer: the same in y; per row, the smallest x distance.
     const Vec3& normal = tri.unit_normal;
-    std::array<double, 2> gap_x2{}, plane_start{}, plane_end{};
+    std::array<Lanes, 2> dx2{}, plane_x{};
     for (std::size_t half = 0; half < 2; ++half) {
-      const double start = xs[4 * half], end = xs[4 * half + 3];
-      const double gap = std::max({start - tri.centre[0], tri.centre[0] - end, 0.0});
-      gap_x2[half] = gap * gap;
-      plane_start[half] = (start - tri.a[0]) * normal[0];
-      plane_end[half] = (end - tri.a[0]) * normal[0];
+      Lanes x;
+      std::memcpy(&x, xs.data() + 4 * half, sizeof x);
+      const Lanes dx = x - tri.centre[0];
+      dx2[half] = dx * dx;
+      plane_x[half] = (x - tri.a[0]) * normal[0];
     }
-    // Per row of a layer, four rows a vector: squared y distance to the ball's
-    // centre and the plane's y term; per group of four rows, the smallest distance.
-    std::array<Lanes, 2> dy2{}, plane_y{};
-    std::array<double, 2> group_dy2{};
-    for (std::size_t group = 0; group < 2; ++group) {
-      Lanes y;
-      std::memcpy(&y, ys.data() + 4 * group, sizeof y);
-      const Lanes dy = y - tri.centre[1];
-      dy2[group] = dy * dy;
-      plane_y[group] = (y - tri.a[1]) * normal[1];
-      group_dy2[group] = std::min(std::min(dy2[group][0], dy2[group][1]), std::min(dy2[group][2], dy2[group][3]));
+    const double gap = std::max({xs[0] - tri.centre[0], tri.centre[0] - xs[7], 0.0});
+    const double gap_x2 = gap * gap;
+    std::array<double, 8> dy2{}, plane_y{};
+    for (std::size_t j = 0; j < 8; ++j) {
+      const double dy = ys[j] - tri.centre[1];
+      dy2[j] = dy * dy;
+      plane_y[j] = (ys[j] - tri.a[1]) * normal[1];
     }
-    const unsigned j_mask = (0xFFu << j_range[0]) & (0xFFu >> (8 - j_range[1]));
     const TriangleFrame frame(tri);
     for (std::size_t k = k_range[0]; k < k_range[1]; ++k) {
       const double dz = zs[k] - tri.centre[2];
       const double dz2 = dz * dz;
-      if (std::min(gap_x2[0], gap_x2[1]) + dz2 > reach_squared) continue;
+      if (gap_x2 + dz2 > reach_squared) continue;
       const double plane_z = (zs[k] - tri.a[2]) * normal[2];
-      // Half rows of this layer that both the ball and the plane may reach, as a bit
-      // mask (bit 8 * half + j).
-      unsigned halves = 0;
-      for (std::size_t half = 0; half < 2; ++half)
-        for (std::size_t group = 0; group < 2; ++group) {
-          // Every half_reach is at most band*h, so no lane of a group beyond `reach`
-          // of the ball can pass the test below (the sums round the same way).
-          if (((j_mask >> (4 * group)) & 0xFu) == 0 || gap_x2[half] + dz2 + group_dy2[group] > reach_squared) continue;
-          Lanes half_reach;
-          std::memcpy(&half_reach, scratch.half_reach.data() + 16 * k + 8 * half + 4 * group, sizeof half_reach);
-          const Lanes limit = half_reach + ball, plane_limit = half_reach + slack;
-          const Lanes p0 = plane_start[half] + plane_z + plane_y[group], p3 = plane_end[half] + plane_z + plane_y[group];
-          const Lanes low = p0 < p3 ? p0 : p3, high = p0 < p3 ? p3 : p0;
-          const auto near = (gap_x2[half] + dz2 + dy2[group] <= limit * limit) & (low <= plane_limit) & (-high <= plane_limit);
-          const unsigned bits = lane_bits(near);
-          halves |= bits << (8 * half + 4 * group);
+      // Nodes of this layer (bit 8j + i) that have both the ball and the plane within
+      // their reach, a row at a time without branches. A node's reach changes only
+      // when its own half row is computed, so testing the whole layer first tests
+      // each node with the reach it has when its half row comes.
+      std::uint64_t near = 0;
+      for (std::size_t j = j_range[0]; j < j_range[1]; ++j) {
+        const double yz2 = dy2[j] + dz2, plane_yz = plane_y[j] + plane_z;
+        for (std::size_t half = 0; half < 2; ++half) {
+          Lanes node_reach;
+          std::memcpy(&node_reach, scratch.node_reach.data() + 64 * k + 8 * j + 4 * half, sizeof node_reach);
+          const Lanes limit = node_reach + ball, plane_limit = node_reach + slack;
+          const Lanes plane = plane_x[half] + plane_yz;
+          const LaneMask within = (dx2[half] + yz2 <= limit * limit) & (plane <= plane_limit) & (-plane <= plane_limit);
+          near |= std::uint64_t{lane_bits(within)} << (8 * j + 4 * half);
         }
-      halves &= j_mask | j_mask << 8;
+      }
+      // One bit per half row with a node near, at the half row's first node.
+      std::uint64_t halves = near | near >> 1;
+      halves = (halves | halves >> 2) & 0x1111111111111111ull;
       for (; halves != 0; halves &= halves - 1) {
         const auto bit = static_cast<std::size_t>(std::countr_zero(halves));
-        const std::size_t j = bit & 7, half = bit >> 3;
-        const std::size_t n = 64 * k + 8 * j + 4 * half;
-        const double dy = ys[j] - tri.centre[1];
-        const double yz2 = dy * dy + dz2;
+        const std::size_t j = bit >> 3, half = (bit >> 2) & 1;
+        const std::size_t n = 64 * k + bit;
+        const auto within = static_cast<unsigned>(near >> bit) & 0xFu;
         if (tri.usable) {
           Lanes px;
           std::memcpy(&px, xs.data() + 4 * half, sizeof px);
-          nearest_in_half_row(frame, tri, t, px, ys[j], zs[k], yz2, slack, n, scratch);
+          nearest_in_half_row(frame, tri, t, px, ys[j], zs[k], within, slack, n, scratch);
           continue;
         }
         for (std::size_t i = 0; i < 4; ++i) {
-          const double dx = xs[4 * half + i] - tri.centre[0];
-          const double limit = scratch.node_reach[n + i] + ball;
-          if (dx * dx + yz2 > limit * limit) continue;
+          if (((within >> i) & 1u) == 0) continue;
           const double d2 = closest_point_on_triangle({xs[4 * half + i], ys[j], zs[k]}, tri.a, tri.b, tri.c).distance_squared;
           if (takes_node(d2, t, scratch.best_d2[n + i], scratch.best_triangle[n + i])) {
             scratch.best_d2[n + i] = d2;
@@ -599,8 +574,6 @@ bool bake_mesh_brick(const PreparedMesh& mesh, const std::vector<TriangleData>& 
             scratch.node_reach[n + i] = std::min(std::sqrt(d2), scratch.node_reach[n + i]);
           }
         }
-        scratch.half_reach[half_row_index(n)] = *std::max_element(scratch.node_reach.begin() + static_cast<std::ptrdiff_t>(n),
-                                                                  scratch.node_reach.begin() + static_cast<std::ptrdiff_t>(n + 4));
       }
     }
   }
