@@ -151,6 +151,15 @@ const Vec3& pseudo_normal(const PreparedMesh& mesh, std::uint32_t t, TriangleFea
   return along_normal < 0 ? -d : d;
 }
 
+/// Square roots of four lanes (correctly rounded, as std::sqrt).
+inline void sqrt_lanes(const Lanes& x, Lanes& root) noexcept {
+#if defined(__AVX__)
+  root = std::bit_cast<Lanes>(_mm256_sqrt_pd(std::bit_cast<__m256d>(x)));
+#else
+  for (std::size_t i = 0; i < 4; ++i) root[i] = std::sqrt(x[i]);
+#endif
+}
+
 /// Three coordinates of four points, one point a lane.
 struct LanePoints {
   Lanes x, y, z;
@@ -285,7 +294,7 @@ inline bool takes_node(double d2, std::uint32_t t, double best_d2, std::uint32_t
 /// its plane within its reach, as the distance to a triangle is at least both.
 /// `n` is the first node's index.
 [[gnu::always_inline]] inline void nearest_in_half_row(const TriangleFrame& f, const TriangleData& tri, std::uint32_t t,
-                                                       const Lanes& px, double y, double z, unsigned within, double slack,
+                                                       const Lanes& px, double y, double z,
                                                        std::size_t n, BrickScratch& scratch) noexcept {
   Lanes reach;
   std::memcpy(&reach, scratch.node_reach.data() + n, sizeof reach);
@@ -299,22 +308,7 @@ inline bool takes_node(double d2, std::uint32_t t, double best_d2, std::uint32_t
   const Lanes side_ab = apx * f.inward_ab[0] + apy * f.inward_ab[1] + apz * f.inward_ab[2];
   const Lanes side_bc = bpx * f.inward_bc[0] + bpy * f.inward_bc[1] + bpz * f.inward_bc[2];
   const Lanes side_ca = cpx * f.inward_ca[0] + cpy * f.inward_ca[1] + cpz * f.inward_ca[2];
-  // A lower bound on the squared distance: the plane's term squared plus the
-  // squared distance of the node's projection beyond the edge line it lies farthest
-  // outside (the triangle lies within each edge's half-plane). A lane whose finite
-  // bound exceeds its reach plus slack cannot take the node (an overflow or NaN
-  // keeps it); when no lane is left, the segments are skipped.
-  const Lanes inside_ab = side_ab * tri.inverse_inward_ab, inside_bc = side_bc * tri.inverse_inward_bc,
-              inside_ca = side_ca * tri.inverse_inward_ca;
-  const Lanes beyond_ab = side_ab < zero ? inside_ab * inside_ab : zero;
-  const Lanes beyond_bc = side_bc < zero ? inside_bc * inside_bc : zero;
-  const Lanes beyond_ca = side_ca < zero ? inside_ca * inside_ca : zero;
-  Lanes beyond = beyond_bc > beyond_ab ? beyond_bc : beyond_ab;
-  beyond = beyond_ca > beyond ? beyond_ca : beyond;
-  const Lanes plane_squared = plane * plane, bound = plane_squared + beyond, bound_limit = reach + slack;
-  const Lanes largest{std::numeric_limits<double>::max(), std::numeric_limits<double>::max(),
-                      std::numeric_limits<double>::max(), std::numeric_limits<double>::max()};
-  if ((within & ~lane_bits((bound > bound_limit * bound_limit) & (bound <= largest))) == 0) return;
+  const Lanes plane_squared = plane * plane;
   // Segment parameters clamped to [0, 1].
   Lanes s_ab = (apx * f.ab[0] + apy * f.ab[1] + apz * f.ab[2]) * tri.inverse_ab;
   Lanes s_bc = (bpx * f.bc[0] + bpy * f.bc[1] + bpz * f.bc[2]) * tri.inverse_bc;
@@ -332,16 +326,21 @@ inline bool takes_node(double d2, std::uint32_t t, double best_d2, std::uint32_t
   edges = e_ca < edges ? e_ca : edges;
   const auto inside = (side_ab >= zero) & (side_bc >= zero) & (side_ca >= zero);
   const Lanes d2 = inside ? plane_squared : edges;
+  // Each lane takes its node when takes_node holds, without branches.
   Lanes best;
   std::memcpy(&best, scratch.best_d2.data() + n, sizeof best);
-  // Only a lane at or below its node's best can take it; takes_node settles ties.
-  for (unsigned lanes = lane_bits(d2 <= best); lanes != 0; lanes &= lanes - 1) {
-    const auto i = static_cast<std::size_t>(std::countr_zero(lanes));
-    if (!takes_node(d2[i], t, scratch.best_d2[n + i], scratch.best_triangle[n + i])) continue;
-    scratch.best_d2[n + i] = d2[i];
-    scratch.best_triangle[n + i] = t;
-    scratch.node_reach[n + i] = std::min(std::sqrt(d2[i]), scratch.node_reach[n + i]);
-  }
+  std::uint32_t __attribute__((vector_size(16))) best_triangle;
+  std::memcpy(&best_triangle, scratch.best_triangle.data() + n, sizeof best_triangle);
+  const LaneMask old_triangle = __builtin_convertvector(best_triangle, LaneMask);
+  const LaneMask take = (d2 < best) | ((d2 == best) & (static_cast<std::int64_t>(t) < old_triangle));
+  Lanes distance;
+  sqrt_lanes(d2, distance);
+  const Lanes new_best = take ? d2 : best, new_reach = take ? (reach < distance ? reach : distance) : reach;
+  const LaneMask new_triangle = take ? LaneMask{t, t, t, t} : old_triangle;
+  best_triangle = __builtin_convertvector(new_triangle, decltype(best_triangle));
+  std::memcpy(scratch.best_d2.data() + n, &new_best, sizeof new_best);
+  std::memcpy(scratch.best_triangle.data() + n, &best_triangle, sizeof best_triangle);
+  std::memcpy(scratch.node_reach.data() + n, &new_reach, sizeof new_reach);
 }
 
 /// Nodes [first, end) of a brick (first node index `origin` on this axis) whose
@@ -562,7 +561,7 @@ bool bake_mesh_brick(const PreparedMesh& mesh, const std::vector<TriangleData>& 
         if (tri.usable) {
           Lanes px;
           std::memcpy(&px, xs.data() + 4 * half, sizeof px);
-          nearest_in_half_row(frame, tri, t, px, ys[j], zs[k], within, slack, n, scratch);
+          nearest_in_half_row(frame, tri, t, px, ys[j], zs[k], n, scratch);
           continue;
         }
         for (std::size_t i = 0; i < 4; ++i) {
