@@ -9,7 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
-#if defined(__AVX__)
+#if defined(__AVX__) || defined(__BMI2__)
 #include <immintrin.h>
 #endif
 
@@ -35,6 +35,18 @@ inline unsigned lane_bits(const LaneMask& mask) noexcept {
   return static_cast<unsigned>(_mm256_movemask_pd(std::bit_cast<__m256d>(mask)));
 #else
   return static_cast<unsigned>((mask[0] & 1) | (mask[1] & 2) | (mask[2] & 4) | (mask[3] & 8));
+#endif
+}
+
+/// Bits 0, 4, 8, ..., 60 of x (the others zero) gathered into bits 0 to 15.
+inline std::uint64_t nibble_bits(std::uint64_t x) noexcept {
+#if defined(__BMI2__)
+  return _pext_u64(x, 0x1111111111111111ull);
+#else
+  x = (x | x >> 3) & 0x0303030303030303ull;
+  x = (x | x >> 6) & 0x000F000F000F000Full;
+  x = (x | x >> 12) & 0x000000FF000000FFull;
+  return (x | x >> 24) & 0xFFFFull;
 #endif
 }
 
@@ -528,17 +540,19 @@ bool bake_mesh_brick(const PreparedMesh& mesh, const std::vector<TriangleData>& 
       dy2[j] = dy * dy;
       plane_y[j] = (ys[j] - tri.a[1]) * normal[1];
     }
-    const TriangleFrame frame(tri);
+    // Nodes of each layer (bit 8j + i) that have both the ball and the plane within
+    // their reach, a row at a time without branches, and the half rows holding one
+    // (bit 16k + 2j + half). A node's reach changes only when its own half row is
+    // computed, so testing every layer first tests each node with the reach it has
+    // when its half row comes.
+    std::array<std::uint64_t, 8> near{};
+    std::array<std::uint64_t, 2> candidates{};
     for (std::size_t k = k_range[0]; k < k_range[1]; ++k) {
       const double dz = zs[k] - tri.centre[2];
       const double dz2 = dz * dz;
       if (gap_x2 + dz2 > reach_squared) continue;
       const double plane_z = (zs[k] - tri.a[2]) * normal[2];
-      // Nodes of this layer (bit 8j + i) that have both the ball and the plane within
-      // their reach, a row at a time without branches. A node's reach changes only
-      // when its own half row is computed, so testing the whole layer first tests
-      // each node with the reach it has when its half row comes.
-      std::uint64_t near = 0;
+      std::uint64_t layer = 0;
       for (std::size_t j = j_range[0]; j < j_range[1]; ++j) {
         const double yz2 = dy2[j] + dz2, plane_yz = plane_y[j] + plane_z;
         for (std::size_t half = 0; half < 2; ++half) {
@@ -547,23 +561,26 @@ bool bake_mesh_brick(const PreparedMesh& mesh, const std::vector<TriangleData>& 
           const Lanes limit = node_reach + ball, plane_limit = node_reach + slack;
           const Lanes plane = plane_x[half] + plane_yz;
           const LaneMask within = (dx2[half] + yz2 <= limit * limit) & (plane <= plane_limit) & (-plane <= plane_limit);
-          near |= std::uint64_t{lane_bits(within)} << (8 * j + 4 * half);
+          layer |= std::uint64_t{lane_bits(within)} << (8 * j + 4 * half);
         }
       }
-      // One bit per half row with a node near, at the half row's first node.
-      std::uint64_t halves = near | near >> 1;
-      halves = (halves | halves >> 2) & 0x1111111111111111ull;
-      for (; halves != 0; halves &= halves - 1) {
-        const auto bit = static_cast<std::size_t>(std::countr_zero(halves));
-        const std::size_t j = bit >> 3, half = (bit >> 2) & 1;
-        const std::size_t n = 64 * k + bit;
-        const auto within = static_cast<unsigned>(near >> bit) & 0xFu;
+      near[k] = layer;
+      const std::uint64_t any = layer | layer >> 1;
+      candidates[k >> 2] |= nibble_bits((any | any >> 2) & 0x1111111111111111ull) << (16 * (k & 3));
+    }
+    const TriangleFrame frame(tri);
+    for (std::size_t word = 0; word < 2; ++word)
+      for (std::uint64_t bits = candidates[word]; bits != 0; bits &= bits - 1) {
+        const std::size_t position = 64 * word + static_cast<std::size_t>(std::countr_zero(bits));
+        const std::size_t k = position >> 4, j = (position >> 1) & 7, half = position & 1;
+        const std::size_t n = 64 * k + 8 * j + 4 * half;
         if (tri.usable) {
           Lanes px;
           std::memcpy(&px, xs.data() + 4 * half, sizeof px);
           nearest_in_half_row(frame, tri, t, px, ys[j], zs[k], n, scratch);
           continue;
         }
+        const auto within = static_cast<unsigned>(near[k] >> (n & 63)) & 0xFu;
         for (std::size_t i = 0; i < 4; ++i) {
           if (((within >> i) & 1u) == 0) continue;
           const double d2 = closest_point_on_triangle({xs[4 * half + i], ys[j], zs[k]}, tri.a, tri.b, tri.c).distance_squared;
@@ -574,7 +591,6 @@ bool bake_mesh_brick(const PreparedMesh& mesh, const std::vector<TriangleData>& 
           }
         }
       }
-    }
   }
 
   // Nodes within the band: exact distance, sign from the closest feature's pseudo-normal.
