@@ -547,12 +547,30 @@ bool bake_mesh_brick(const PreparedMesh& mesh, const std::vector<TriangleData>& 
     // when its half row comes.
     std::array<std::uint64_t, 8> near{};
     std::array<std::uint64_t, 2> candidates{};
+#if defined(__AVX512F__)
+    __m512d row_dx2, row_plane_x;
+    std::memcpy(&row_dx2, dx2.data(), sizeof row_dx2);
+    std::memcpy(&row_plane_x, plane_x.data(), sizeof row_plane_x);
+#endif
     for (std::size_t k = k_range[0]; k < k_range[1]; ++k) {
       const double dz = zs[k] - tri.centre[2];
       const double dz2 = dz * dz;
       if (gap_x2 + dz2 > reach_squared) continue;
       const double plane_z = (zs[k] - tri.a[2]) * normal[2];
       std::uint64_t layer = 0;
+#if defined(__AVX512F__)
+      for (std::size_t j = j_range[0]; j < j_range[1]; ++j) {
+        const double yz2 = dy2[j] + dz2, plane_yz = plane_y[j] + plane_z;
+        const __m512d node_reach = _mm512_loadu_pd(scratch.node_reach.data() + 64 * k + 8 * j);
+        const __m512d limit = _mm512_add_pd(node_reach, _mm512_set1_pd(ball));
+        const __m512d plane_limit = _mm512_add_pd(node_reach, _mm512_set1_pd(slack));
+        const __m512d plane = _mm512_add_pd(row_plane_x, _mm512_set1_pd(plane_yz));
+        __mmask8 within = _mm512_cmp_pd_mask(_mm512_add_pd(row_dx2, _mm512_set1_pd(yz2)), _mm512_mul_pd(limit, limit), _CMP_LE_OQ);
+        within = _mm512_mask_cmp_pd_mask(within, plane, plane_limit, _CMP_LE_OQ);
+        within = _mm512_mask_cmp_pd_mask(within, _mm512_sub_pd(_mm512_setzero_pd(), plane), plane_limit, _CMP_LE_OQ);
+        layer |= std::uint64_t{within} << (8 * j);
+      }
+#else
       for (std::size_t j = j_range[0]; j < j_range[1]; ++j) {
         const double yz2 = dy2[j] + dz2, plane_yz = plane_y[j] + plane_z;
         for (std::size_t half = 0; half < 2; ++half) {
@@ -564,6 +582,7 @@ bool bake_mesh_brick(const PreparedMesh& mesh, const std::vector<TriangleData>& 
           layer |= std::uint64_t{lane_bits(within)} << (8 * j + 4 * half);
         }
       }
+#endif
       near[k] = layer;
       const std::uint64_t any = layer | layer >> 1;
       candidates[k >> 2] |= nibble_bits((any | any >> 2) & 0x1111111111111111ull) << (16 * (k & 3));
