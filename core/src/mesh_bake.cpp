@@ -519,8 +519,7 @@ bool bake_mesh_brick(const PreparedMesh& mesh, const std::vector<TriangleData>& 
     // Rows and layers of the brick the ball reaches, widened by one against rounding;
     // the squared tests below decide.
     const std::array<std::size_t, 2> k_range = node_range(tri.centre[2], reach, inverse_h, z0);
-    const std::array<std::size_t, 2> j_range = node_range(tri.centre[1], reach, inverse_h, y0);
-    if (k_range[0] >= k_range[1] || j_range[0] >= j_range[1]) continue;
+    if (k_range[0] >= k_range[1]) continue;
     // Per node of a row: squared x distance to the ball's centre and the plane's x
     // term; per row of a layer: the same in y; per row, the smallest x distance.
     const Vec3& normal = tri.unit_normal;
@@ -540,6 +539,14 @@ bool bake_mesh_brick(const PreparedMesh& mesh, const std::vector<TriangleData>& 
       dy2[j] = dy * dy;
       plane_y[j] = (ys[j] - tri.a[1]) * normal[1];
     }
+    // Rows the ball may reach: a node's test below, with its reach at most band*h and
+    // its x distance at least the row's smallest, rounds to no less than this test.
+    // The rows that pass are contiguous (dy2 falls, then rises).
+    unsigned rows = 0;
+    for (std::size_t j = 0; j < 8; ++j) rows |= static_cast<unsigned>(dy2[j] + gap_x2 <= reach_squared) << j;
+    if (rows == 0) continue;
+    const auto row_first = static_cast<std::size_t>(std::countr_zero(rows));
+    const auto row_end = static_cast<std::size_t>(32 - std::countl_zero(rows));
     // Nodes of each layer (bit 8j + i) that have both the ball and the plane within
     // their reach, a row at a time without branches, and the half rows holding one
     // (bit 16k + 2j + half). A node's reach changes only when its own half row is
@@ -559,7 +566,7 @@ bool bake_mesh_brick(const PreparedMesh& mesh, const std::vector<TriangleData>& 
       const double plane_z = (zs[k] - tri.a[2]) * normal[2];
       std::uint64_t layer = 0;
 #if defined(__AVX512F__)
-      for (std::size_t j = j_range[0]; j < j_range[1]; ++j) {
+      for (std::size_t j = row_first; j < row_end; ++j) {
         const double yz2 = dy2[j] + dz2, plane_yz = plane_y[j] + plane_z;
         const __m512d node_reach = _mm512_loadu_pd(scratch.node_reach.data() + 64 * k + 8 * j);
         const __m512d limit = _mm512_add_pd(node_reach, _mm512_set1_pd(ball));
@@ -571,7 +578,7 @@ bool bake_mesh_brick(const PreparedMesh& mesh, const std::vector<TriangleData>& 
         layer |= std::uint64_t{within} << (8 * j);
       }
 #else
-      for (std::size_t j = j_range[0]; j < j_range[1]; ++j) {
+      for (std::size_t j = row_first; j < row_end; ++j) {
         const double yz2 = dy2[j] + dz2, plane_yz = plane_y[j] + plane_z;
         for (std::size_t half = 0; half < 2; ++half) {
           Lanes node_reach;
