@@ -30,7 +30,7 @@ using Lanes = double __attribute__((vector_size(32)));
 using LaneMask = std::int64_t __attribute__((vector_size(32)));
 
 /// The lanes of a comparison that hold, as bits 0 to 3 (one instruction with AVX).
-inline unsigned lane_bits(const LaneMask& mask) noexcept {
+[[maybe_unused]] inline unsigned lane_bits(const LaneMask& mask) noexcept {
 #if defined(__AVX__)
   return static_cast<unsigned>(_mm256_movemask_pd(std::bit_cast<__m256d>(mask)));
 #else
@@ -355,17 +355,6 @@ inline bool takes_node(double d2, std::uint32_t t, double best_d2, std::uint32_t
   std::memcpy(scratch.node_reach.data() + n, &new_reach, sizeof new_reach);
 }
 
-/// Nodes [first, end) of a brick (first node index `origin` on this axis) whose
-/// coordinate may lie within `half` of `centre`, widened by one node each way because
-/// multiplying by 1/h may round across a node.
-std::array<std::size_t, 2> node_range(double centre, double half, double inverse_h, std::int64_t origin) noexcept {
-  const double lo = std::ceil((centre - half) * inverse_h) - static_cast<double>(origin) - 1;
-  const double hi = std::floor((centre + half) * inverse_h) - static_cast<double>(origin) + 1;
-  const std::size_t first = lo <= 0 ? 0 : (lo >= 8 ? 8 : static_cast<std::size_t>(lo));
-  const std::size_t end = hi < 0 ? 0 : (hi >= 7 ? 8 : static_cast<std::size_t>(hi) + 1);
-  return {first, end};
-}
-
 /// Nodes next to a set of brick nodes (one word per layer k, bit 8j + i), not
 /// counting the set itself.
 inline std::array<std::uint64_t, 8> lattice_neighbours(const std::array<std::uint64_t, 8>& set) noexcept {
@@ -516,10 +505,6 @@ bool bake_mesh_brick(const PreparedMesh& mesh, const std::vector<TriangleData>& 
     const double ball = tri.radius + slack;
     const double reach = band_width + ball;
     const double reach_squared = reach * reach;
-    // Rows and layers of the brick the ball reaches, widened by one against rounding;
-    // the squared tests below decide.
-    const std::array<std::size_t, 2> k_range = node_range(tri.centre[2], reach, inverse_h, z0);
-    if (k_range[0] >= k_range[1]) continue;
     // Per node of a row: squared x distance to the ball's centre and the plane's x
     // term; per row of a layer: the same in y; per row, the smallest x distance.
     const Vec3& normal = tri.unit_normal;
@@ -539,14 +524,23 @@ bool bake_mesh_brick(const PreparedMesh& mesh, const std::vector<TriangleData>& 
       dy2[j] = dy * dy;
       plane_y[j] = (ys[j] - tri.a[1]) * normal[1];
     }
-    // Rows the ball may reach: a node's test below, with its reach at most band*h and
-    // its x distance at least the row's smallest, rounds to no less than this test.
-    // The rows that pass are contiguous (dy2 falls, then rises).
-    unsigned rows = 0;
+    // Rows and layers the ball may reach: a node's test below, with its reach at most
+    // band*h and its x distance at least the row's smallest, rounds to no less than
+    // these tests. Those that pass are contiguous (dy2 and dz2 fall, then rise), so
+    // the loops below have one trip count per triangle.
+    std::array<double, 8> dz2{};
+    unsigned rows = 0, layers = 0;
     for (std::size_t j = 0; j < 8; ++j) rows |= static_cast<unsigned>(dy2[j] + gap_x2 <= reach_squared) << j;
-    if (rows == 0) continue;
+    for (std::size_t k = 0; k < 8; ++k) {
+      const double dz = zs[k] - tri.centre[2];
+      dz2[k] = dz * dz;
+      layers |= static_cast<unsigned>(gap_x2 + dz2[k] <= reach_squared) << k;
+    }
+    if (rows == 0 || layers == 0) continue;
     const auto row_first = static_cast<std::size_t>(std::countr_zero(rows));
     const auto row_end = static_cast<std::size_t>(32 - std::countl_zero(rows));
+    const auto layer_first = static_cast<std::size_t>(std::countr_zero(layers));
+    const auto layer_end = static_cast<std::size_t>(32 - std::countl_zero(layers));
     // Nodes of each layer (bit 8j + i) that have both the ball and the plane within
     // their reach, a row at a time without branches, and the half rows holding one
     // (bit 16k + 2j + half). A node's reach changes only when its own half row is
@@ -559,15 +553,12 @@ bool bake_mesh_brick(const PreparedMesh& mesh, const std::vector<TriangleData>& 
     std::memcpy(&row_dx2, dx2.data(), sizeof row_dx2);
     std::memcpy(&row_plane_x, plane_x.data(), sizeof row_plane_x);
 #endif
-    for (std::size_t k = k_range[0]; k < k_range[1]; ++k) {
-      const double dz = zs[k] - tri.centre[2];
-      const double dz2 = dz * dz;
-      if (gap_x2 + dz2 > reach_squared) continue;
+    for (std::size_t k = layer_first; k < layer_end; ++k) {
       const double plane_z = (zs[k] - tri.a[2]) * normal[2];
       std::uint64_t layer = 0;
 #if defined(__AVX512F__)
       for (std::size_t j = row_first; j < row_end; ++j) {
-        const double yz2 = dy2[j] + dz2, plane_yz = plane_y[j] + plane_z;
+        const double yz2 = dy2[j] + dz2[k], plane_yz = plane_y[j] + plane_z;
         const __m512d node_reach = _mm512_loadu_pd(scratch.node_reach.data() + 64 * k + 8 * j);
         const __m512d limit = _mm512_add_pd(node_reach, _mm512_set1_pd(ball));
         const __m512d plane_limit = _mm512_add_pd(node_reach, _mm512_set1_pd(slack));
@@ -579,7 +570,7 @@ bool bake_mesh_brick(const PreparedMesh& mesh, const std::vector<TriangleData>& 
       }
 #else
       for (std::size_t j = row_first; j < row_end; ++j) {
-        const double yz2 = dy2[j] + dz2, plane_yz = plane_y[j] + plane_z;
+        const double yz2 = dy2[j] + dz2[k], plane_yz = plane_y[j] + plane_z;
         for (std::size_t half = 0; half < 2; ++half) {
           Lanes node_reach;
           std::memcpy(&node_reach, scratch.node_reach.data() + 64 * k + 8 * j + 4 * half, sizeof node_reach);
