@@ -518,23 +518,23 @@ bool bake_mesh_brick(const PreparedMesh& mesh, const std::vector<TriangleData>& 
     }
     const double gap = std::max({xs[0] - tri.centre[0], tri.centre[0] - xs[7], 0.0});
     const double gap_x2 = gap * gap;
-    std::array<double, 8> dy2{}, plane_y{};
-    for (std::size_t j = 0; j < 8; ++j) {
-      const double dy = ys[j] - tri.centre[1];
-      dy2[j] = dy * dy;
-      plane_y[j] = (ys[j] - tri.a[1]) * normal[1];
-    }
     // Rows and layers the ball may reach: a node's test below, with its reach at most
     // band*h and its x distance at least the row's smallest, rounds to no less than
     // these tests. Those that pass are contiguous (dy2 and dz2 fall, then rise), so
     // the loops below have one trip count per triangle.
-    std::array<double, 8> dz2{};
+    std::array<double, 8> dy2{}, plane_y{}, dz2{};
     unsigned rows = 0, layers = 0;
-    for (std::size_t j = 0; j < 8; ++j) rows |= static_cast<unsigned>(dy2[j] + gap_x2 <= reach_squared) << j;
-    for (std::size_t k = 0; k < 8; ++k) {
-      const double dz = zs[k] - tri.centre[2];
-      dz2[k] = dz * dz;
-      layers |= static_cast<unsigned>(gap_x2 + dz2[k] <= reach_squared) << k;
+    for (std::size_t group = 0; group < 2; ++group) {
+      Lanes y, z;
+      std::memcpy(&y, ys.data() + 4 * group, sizeof y);
+      std::memcpy(&z, zs.data() + 4 * group, sizeof z);
+      const Lanes dy = y - tri.centre[1], dz = z - tri.centre[2];
+      const Lanes group_dy2 = dy * dy, group_plane_y = (y - tri.a[1]) * normal[1], group_dz2 = dz * dz;
+      std::memcpy(dy2.data() + 4 * group, &group_dy2, sizeof group_dy2);
+      std::memcpy(plane_y.data() + 4 * group, &group_plane_y, sizeof group_plane_y);
+      std::memcpy(dz2.data() + 4 * group, &group_dz2, sizeof group_dz2);
+      rows |= lane_bits(group_dy2 + gap_x2 <= reach_squared) << (4 * group);
+      layers |= lane_bits(gap_x2 + group_dz2 <= reach_squared) << (4 * group);
     }
     if (rows == 0 || layers == 0) continue;
     const auto row_first = static_cast<std::size_t>(std::countr_zero(rows));
@@ -585,6 +585,7 @@ bool bake_mesh_brick(const PreparedMesh& mesh, const std::vector<TriangleData>& 
       const std::uint64_t any = layer | layer >> 1;
       candidates[k >> 2] |= nibble_bits((any | any >> 2) & 0x1111111111111111ull) << (16 * (k & 3));
     }
+    if ((candidates[0] | candidates[1]) == 0) continue;
     const TriangleFrame frame(tri);
     for (std::size_t word = 0; word < 2; ++word)
       for (std::uint64_t bits = candidates[word]; bits != 0; bits &= bits - 1) {
