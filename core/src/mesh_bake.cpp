@@ -122,6 +122,9 @@ class BrickSlots {
   std::unordered_map<std::int64_t, std::uint32_t> hashed_;
 };
 
+/// Buckets of the gap from a brick's centre to a triangle's ball, which order its triangles.
+constexpr std::size_t kOrderBuckets = 128;
+
 /// Per-thread arrays for one brick.
 struct BrickScratch {
   std::array<double, kBrickNodes> best_d2{};
@@ -130,7 +133,9 @@ struct BrickScratch {
   /// nearer, or the node is beyond the band either way).
   std::array<double, kBrickNodes> node_reach{};
   std::array<std::uint32_t, kBrickNodes> best_triangle{};
-  std::vector<std::uint64_t> order;  // (gap from the brick centre to the ball as float bits, triangle)
+  std::vector<std::uint64_t> keyed;   // (bucket of the gap from the brick centre to the ball, triangle)
+  std::vector<std::uint32_t> order;   // triangles by bucket, in list order within one
+  std::array<std::uint32_t, kOrderBuckets + 1> bucket_start{};
   std::array<std::int8_t, kBrickNodes> sign{};  // +1, -1, or 0 while unknown
   std::array<std::uint16_t, kBrickNodes> queue{};
 };
@@ -439,7 +444,10 @@ bool bake_mesh_brick(const PreparedMesh& mesh, const std::vector<TriangleData>& 
   // Triangles whose ball or plane is farther than band*h from the brick's box of
   // nodes cannot change any node; the others are ordered.
   const std::array<const std::array<double, 8>*, 3> axes{&xs, &ys, &zs};
-  scratch.order.clear();
+  scratch.keyed.clear();
+  scratch.bucket_start.fill(0);
+  // Gaps are at most band*h + 3.5*sqrt(3)*h (the brick lists no farther triangle).
+  const double bucket_scale = static_cast<double>(kOrderBuckets) / (band_width + 8 * h);
   for (std::size_t l = 0; l < list_size; ++l) {
     const TriangleData& tri = data[list[l]];
     double box_gap_squared = 0, plane_low = 0, plane_high = 0;
@@ -455,21 +463,24 @@ bool bake_mesh_brick(const PreparedMesh& mesh, const std::vector<TriangleData>& 
     const double limit = band_width + tri.radius + slack;
     if (box_gap_squared > limit * limit || std::max(plane_low, -plane_high) > band_width + slack) continue;
     const Vec3 to_ball = sub3(tri.centre, brick_centre);
-    // Non-negative floats sort as their bit patterns; the order only sets how fast
-    // the reaches drop, never a value.
-    const auto gap = static_cast<float>(std::max(std::sqrt(dot3(to_ball, to_ball)) - tri.radius, 0.0));
-    std::uint32_t bits = 0;
-    std::memcpy(&bits, &gap, sizeof bits);
-    scratch.order.push_back(std::uint64_t{bits} << 32 | list[l]);
+    // Nearer buckets first (a counting sort, without the branches of a comparison
+    // sort); the order only sets how fast the reaches drop, never a value.
+    const double scaled = std::max(std::sqrt(dot3(to_ball, to_ball)) - tri.radius, 0.0) * bucket_scale;
+    const std::uint64_t bucket = scaled < kOrderBuckets - 1 ? static_cast<std::uint64_t>(scaled) : kOrderBuckets - 1;
+    scratch.keyed.push_back(bucket << 32 | list[l]);
+    ++scratch.bucket_start[bucket + 1];
   }
-  std::sort(scratch.order.begin(), scratch.order.end());
+  for (std::size_t bucket = 1; bucket <= kOrderBuckets; ++bucket) scratch.bucket_start[bucket] += scratch.bucket_start[bucket - 1];
+  scratch.order.resize(scratch.keyed.size());
+  for (const std::uint64_t entry : scratch.keyed)
+    scratch.order[scratch.bucket_start[entry >> 32]++] = static_cast<std::uint32_t>(entry);
 
   // Reaches start from upper bounds: a node is no farther from a triangle than from
   // its centroid (the node nearest each centroid gets that distance, plus slack for
   // rounding), and no farther than a lattice neighbour's bound plus one step (h with
   // a margin). Smaller reaches from the start let the culls skip more.
-  for (const std::uint64_t entry : scratch.order) {
-    const TriangleData& tri = data[entry & 0xFFFFFFFFu];
+  for (const std::uint32_t t : scratch.order) {
+    const TriangleData& tri = data[t];
     std::array<std::size_t, 3> at{};
     bool inside = true;
     for (std::size_t a = 0; a < 3; ++a) {
@@ -499,8 +510,7 @@ bool bake_mesh_brick(const PreparedMesh& mesh, const std::vector<TriangleData>& 
   for (std::size_t n = 64; n < kBrickNodes; ++n) bound[n] = std::min(bound[n], bound[n - 64] + step);  // along z
   for (std::size_t n = kBrickNodes - 64; n-- > 0;) bound[n] = std::min(bound[n], bound[n + 64] + step);
 
-  for (const std::uint64_t entry : scratch.order) {
-    const auto t = static_cast<std::uint32_t>(entry & 0xFFFFFFFFu);
+  for (const std::uint32_t t : scratch.order) {
     const TriangleData& tri = data[t];
     const double ball = tri.radius + slack;
     const double reach = band_width + ball;
