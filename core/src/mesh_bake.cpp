@@ -307,12 +307,13 @@ inline bool takes_node(double d2, std::uint32_t t, double best_d2, std::uint32_t
 /// the node projects inside the triangle, else to the nearest of the three edges as
 /// clamped segments (the first smallest of ab, bc, ca). The arithmetic per lane is
 /// fixed, so a node gets the same bits whichever row, brick or lane computes it.
-/// Called when one of the nodes (bits of `within`) has both the triangle's ball and
-/// its plane within its reach, as the distance to a triangle is at least both.
+/// Called when one of the nodes has both the triangle's ball and its plane within
+/// its reach, as the distance to a triangle is at least both; each lane then takes
+/// its node when takes_node holds, with lane masks rather than branches.
 /// `n` is the first node's index.
 [[gnu::always_inline]] inline void nearest_in_half_row(const TriangleFrame& f, const TriangleData& tri, std::uint32_t t,
-                                                       const Lanes& px, double y, double z,
-                                                       std::size_t n, BrickScratch& scratch) noexcept {
+                                                       const Lanes& px, double y, double z, std::size_t n,
+                                                       BrickScratch& scratch) noexcept {
   Lanes reach;
   std::memcpy(&reach, scratch.node_reach.data() + n, sizeof reach);
   const Lanes apx = px - tri.a[0];
@@ -343,7 +344,6 @@ inline bool takes_node(double d2, std::uint32_t t, double best_d2, std::uint32_t
   edges = e_ca < edges ? e_ca : edges;
   const auto inside = (side_ab >= zero) & (side_bc >= zero) & (side_ca >= zero);
   const Lanes d2 = inside ? plane_squared : edges;
-  // Each lane takes its node when takes_node holds, without branches.
   Lanes best;
   std::memcpy(&best, scratch.best_d2.data() + n, sizeof best);
   std::uint32_t __attribute__((vector_size(16))) best_triangle;
@@ -414,16 +414,21 @@ bool fill_by_waves(const std::array<std::int8_t, kBrickNodes>& sign, double band
 /// Computes one brick's 512 values from its triangle list. Returns false when no
 /// node lies within band*h of the mesh (values not written).
 ///
-/// Triangles are tried nearest first (by the gap between the brick's centre and the
-/// triangle's ball), so each node's best distance drops early and the culls skip
-/// most of the rest: a half row of 4 nodes is skipped when the triangle's ball or its
-/// plane is farther than the largest reach of the four from their span, and a node
-/// when its own ball or plane test fails. Each test compares a lower bound on the
-/// distance with the reach plus `slack`, more than the rounding of any distance here,
-/// so a skipped triangle's squared distance is strictly above the node's best (or
-/// above band*h, where a node reads the clamp whatever triangle is nearest). With
-/// the tie rule of takes_node, each node ends with the triangle that trying all of
-/// them in index order gives.
+/// Triangles are tried about nearest first (by buckets of the gap between the
+/// brick's centre and the triangle's ball), so each node's best distance drops early
+/// and the culls skip most of the rest. Per triangle, the rows and layers its ball
+/// reaches are found first; every node of them is then tested, a row at a time and
+/// without branches, against the ball and the plane with its own reach, and the half
+/// rows holding one that passes are computed (all four lanes, also those that failed:
+/// a lane takes its node only by the rule of takes_node, so extra lanes never change
+/// the result). Each test
+/// compares a lower bound on the distance with the reach plus `slack`, more than the
+/// rounding of any distance here, so a skipped triangle's squared distance is
+/// strictly above the node's best (or above band*h, where a node reads the clamp
+/// whatever triangle is nearest). With the tie rule of takes_node, each node ends with
+/// the triangle that trying all of them in index order gives. The loops' trip counts
+/// depend on the triangle's position only, not on the reaches: branches on freshly
+/// computed tests mispredict often and cost more than the work they skip.
 template <class S>
 bool bake_mesh_brick(const PreparedMesh& mesh, const std::vector<TriangleData>& data, const std::uint32_t* list,
                      std::size_t list_size, std::int64_t key, double h, double band_width, double slack, S* out,
