@@ -9,7 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
-#if defined(__AVX__)
+#if defined(__AVX__) || defined(__BMI2__)
 #include <immintrin.h>
 #endif
 
@@ -30,11 +30,23 @@ using Lanes = double __attribute__((vector_size(32)));
 using LaneMask = std::int64_t __attribute__((vector_size(32)));
 
 /// The lanes of a comparison that hold, as bits 0 to 3 (one instruction with AVX).
-inline unsigned lane_bits(const LaneMask& mask) noexcept {
+[[maybe_unused]] inline unsigned lane_bits(const LaneMask& mask) noexcept {
 #if defined(__AVX__)
   return static_cast<unsigned>(_mm256_movemask_pd(std::bit_cast<__m256d>(mask)));
 #else
   return static_cast<unsigned>((mask[0] & 1) | (mask[1] & 2) | (mask[2] & 4) | (mask[3] & 8));
+#endif
+}
+
+/// Bits 0, 4, 8, ..., 60 of x (the others zero) gathered into bits 0 to 15.
+inline std::uint64_t nibble_bits(std::uint64_t x) noexcept {
+#if defined(__BMI2__)
+  return _pext_u64(x, 0x1111111111111111ull);
+#else
+  x = (x | x >> 3) & 0x0303030303030303ull;
+  x = (x | x >> 6) & 0x000F000F000F000Full;
+  x = (x | x >> 12) & 0x000000FF000000FFull;
+  return (x | x >> 24) & 0xFFFFull;
 #endif
 }
 
@@ -110,6 +122,9 @@ class BrickSlots {
   std::unordered_map<std::int64_t, std::uint32_t> hashed_;
 };
 
+/// Buckets of the gap from a brick's centre to a triangle's ball, which order its triangles.
+constexpr std::size_t kOrderBuckets = 128;
+
 /// Per-thread arrays for one brick.
 struct BrickScratch {
   std::array<double, kBrickNodes> best_d2{};
@@ -118,16 +133,12 @@ struct BrickScratch {
   /// nearer, or the node is beyond the band either way).
   std::array<double, kBrickNodes> node_reach{};
   std::array<std::uint32_t, kBrickNodes> best_triangle{};
-  /// Per half row of 4 nodes, at half_row_index: the largest node_reach of the four.
-  std::array<double, 128> half_reach{};
-  std::vector<std::uint64_t> order;  // (gap from the brick centre to the ball as float bits, triangle)
+  std::vector<std::uint64_t> keyed;   // (bucket of the gap from the brick centre to the ball, triangle)
+  std::vector<std::uint32_t> order;   // triangles by bucket, in list order within one
+  std::array<std::uint32_t, kOrderBuckets + 1> bucket_start{};
   std::array<std::int8_t, kBrickNodes> sign{};  // +1, -1, or 0 while unknown
   std::array<std::uint16_t, kBrickNodes> queue{};
 };
-
-/// Index in half_reach of the half row holding node n (layer k, then half, then row
-/// j), so four rows of one half are contiguous.
-constexpr std::size_t half_row_index(std::size_t n) noexcept { return 16 * (n >> 6) + 8 * ((n >> 2) & 1) + ((n >> 3) & 7); }
 
 const Vec3& pseudo_normal(const PreparedMesh& mesh, std::uint32_t t, TriangleFeature feature) {
   const auto& tri = mesh.triangles[t];
@@ -155,6 +166,15 @@ const Vec3& pseudo_normal(const PreparedMesh& mesh, std::uint32_t t, TriangleFea
   const double along_normal = dot3(sub3(p, q.point), pseudo_normal(mesh, t, q.feature));
   const double d = std::sqrt(q.distance_squared);
   return along_normal < 0 ? -d : d;
+}
+
+/// Square roots of four lanes (correctly rounded, as std::sqrt).
+inline void sqrt_lanes(const Lanes& x, Lanes& root) noexcept {
+#if defined(__AVX__)
+  root = std::bit_cast<Lanes>(_mm256_sqrt_pd(std::bit_cast<__m256d>(x)));
+#else
+  for (std::size_t i = 0; i < 4; ++i) root[i] = std::sqrt(x[i]);
+#endif
 }
 
 /// Three coordinates of four points, one point a lane.
@@ -287,20 +307,18 @@ inline bool takes_node(double d2, std::uint32_t t, double best_d2, std::uint32_t
 /// the node projects inside the triangle, else to the nearest of the three edges as
 /// clamped segments (the first smallest of ab, bc, ca). The arithmetic per lane is
 /// fixed, so a node gets the same bits whichever row, brick or lane computes it.
-/// Computed only when one of the nodes has both the triangle's ball and its plane
-/// within its reach (`yz2`: squared y-z distance to the ball's centre), as the
-/// distance to a triangle is at least both. `n` is the first node's index.
+/// Called when one of the nodes has both the triangle's ball and its plane within
+/// its reach, as the distance to a triangle is at least both; each lane then takes
+/// its node when takes_node holds, with lane masks rather than branches.
+/// `n` is the first node's index.
 [[gnu::always_inline]] inline void nearest_in_half_row(const TriangleFrame& f, const TriangleData& tri, std::uint32_t t,
-                                                       const Lanes& px, double y, double z, double yz2, double slack,
-                                                       std::size_t n, BrickScratch& scratch) noexcept {
+                                                       const Lanes& px, double y, double z, std::size_t n,
+                                                       BrickScratch& scratch) noexcept {
   Lanes reach;
   std::memcpy(&reach, scratch.node_reach.data() + n, sizeof reach);
-  const Lanes dx = px - tri.centre[0], limit = reach + (tri.radius + slack), plane_limit = reach + slack;
   const Lanes apx = px - tri.a[0];
   const double apy = y - tri.a[1], apz = z - tri.a[2];
   const Lanes plane = apx * tri.unit_normal[0] + apy * tri.unit_normal[1] + apz * tri.unit_normal[2];
-  const auto within = (dx * dx + yz2 <= limit * limit) & (plane <= plane_limit) & (-plane <= plane_limit);
-  if (lane_bits(within) == 0) return;
 
   const Lanes zero{0, 0, 0, 0}, one{1, 1, 1, 1};
   const double bpy = y - tri.b[1], bpz = z - tri.b[2], cpy = y - tri.c[1], cpz = z - tri.c[2];
@@ -308,22 +326,7 @@ inline bool takes_node(double d2, std::uint32_t t, double best_d2, std::uint32_t
   const Lanes side_ab = apx * f.inward_ab[0] + apy * f.inward_ab[1] + apz * f.inward_ab[2];
   const Lanes side_bc = bpx * f.inward_bc[0] + bpy * f.inward_bc[1] + bpz * f.inward_bc[2];
   const Lanes side_ca = cpx * f.inward_ca[0] + cpy * f.inward_ca[1] + cpz * f.inward_ca[2];
-  // A lower bound on the squared distance: the plane's term squared plus the
-  // squared distance of the node's projection beyond the edge line it lies farthest
-  // outside (the triangle lies within each edge's half-plane). A lane whose finite
-  // bound exceeds its reach plus slack cannot take the node (an overflow or NaN
-  // keeps it); when no lane is left, the segments are skipped.
-  const Lanes inside_ab = side_ab * tri.inverse_inward_ab, inside_bc = side_bc * tri.inverse_inward_bc,
-              inside_ca = side_ca * tri.inverse_inward_ca;
-  const Lanes beyond_ab = side_ab < zero ? inside_ab * inside_ab : zero;
-  const Lanes beyond_bc = side_bc < zero ? inside_bc * inside_bc : zero;
-  const Lanes beyond_ca = side_ca < zero ? inside_ca * inside_ca : zero;
-  Lanes beyond = beyond_bc > beyond_ab ? beyond_bc : beyond_ab;
-  beyond = beyond_ca > beyond ? beyond_ca : beyond;
-  const Lanes plane_squared = plane * plane, bound = plane_squared + beyond, bound_limit = reach + slack;
-  const Lanes largest{std::numeric_limits<double>::max(), std::numeric_limits<double>::max(),
-                      std::numeric_limits<double>::max(), std::numeric_limits<double>::max()};
-  if (lane_bits(within & ~((bound > bound_limit * bound_limit) & (bound <= largest))) == 0) return;
+  const Lanes plane_squared = plane * plane;
   // Segment parameters clamped to [0, 1].
   Lanes s_ab = (apx * f.ab[0] + apy * f.ab[1] + apz * f.ab[2]) * tri.inverse_ab;
   Lanes s_bc = (bpx * f.bc[0] + bpy * f.bc[1] + bpz * f.bc[2]) * tri.inverse_bc;
@@ -343,29 +346,18 @@ inline bool takes_node(double d2, std::uint32_t t, double best_d2, std::uint32_t
   const Lanes d2 = inside ? plane_squared : edges;
   Lanes best;
   std::memcpy(&best, scratch.best_d2.data() + n, sizeof best);
-  // Only a lane at or below its node's best can take it; takes_node settles ties.
-  bool changed = false;
-  for (unsigned lanes = lane_bits(d2 <= best); lanes != 0; lanes &= lanes - 1) {
-    const auto i = static_cast<std::size_t>(std::countr_zero(lanes));
-    if (!takes_node(d2[i], t, scratch.best_d2[n + i], scratch.best_triangle[n + i])) continue;
-    scratch.best_d2[n + i] = d2[i];
-    scratch.best_triangle[n + i] = t;
-    scratch.node_reach[n + i] = std::min(std::sqrt(d2[i]), scratch.node_reach[n + i]);
-    changed = true;
-  }
-  if (changed) scratch.half_reach[half_row_index(n)] = std::max(std::max(scratch.node_reach[n], scratch.node_reach[n + 1]),
-                                                                std::max(scratch.node_reach[n + 2], scratch.node_reach[n + 3]));
-}
-
-/// Nodes [first, end) of a brick (first node index `origin` on this axis) whose
-/// coordinate may lie within `half` of `centre`, widened by one node each way because
-/// multiplying by 1/h may round across a node.
-std::array<std::size_t, 2> node_range(double centre, double half, double inverse_h, std::int64_t origin) noexcept {
-  const double lo = std::ceil((centre - half) * inverse_h) - static_cast<double>(origin) - 1;
-  const double hi = std::floor((centre + half) * inverse_h) - static_cast<double>(origin) + 1;
-  const std::size_t first = lo <= 0 ? 0 : (lo >= 8 ? 8 : static_cast<std::size_t>(lo));
-  const std::size_t end = hi < 0 ? 0 : (hi >= 7 ? 8 : static_cast<std::size_t>(hi) + 1);
-  return {first, end};
+  std::uint32_t __attribute__((vector_size(16))) best_triangle;
+  std::memcpy(&best_triangle, scratch.best_triangle.data() + n, sizeof best_triangle);
+  const LaneMask old_triangle = __builtin_convertvector(best_triangle, LaneMask);
+  const LaneMask take = (d2 < best) | ((d2 == best) & (static_cast<std::int64_t>(t) < old_triangle));
+  Lanes distance;
+  sqrt_lanes(d2, distance);
+  const Lanes new_best = take ? d2 : best, new_reach = take ? (reach < distance ? reach : distance) : reach;
+  const LaneMask new_triangle = take ? LaneMask{t, t, t, t} : old_triangle;
+  best_triangle = __builtin_convertvector(new_triangle, decltype(best_triangle));
+  std::memcpy(scratch.best_d2.data() + n, &new_best, sizeof new_best);
+  std::memcpy(scratch.best_triangle.data() + n, &best_triangle, sizeof best_triangle);
+  std::memcpy(scratch.node_reach.data() + n, &new_reach, sizeof new_reach);
 }
 
 /// Nodes next to a set of brick nodes (one word per layer k, bit 8j + i), not
@@ -422,16 +414,21 @@ bool fill_by_waves(const std::array<std::int8_t, kBrickNodes>& sign, double band
 /// Computes one brick's 512 values from its triangle list. Returns false when no
 /// node lies within band*h of the mesh (values not written).
 ///
-/// Triangles are tried nearest first (by the gap between the brick's centre and the
-/// triangle's ball), so each node's best distance drops early and the culls skip
-/// most of the rest: a half row of 4 nodes is skipped when the triangle's ball or its
-/// plane is farther than the largest reach of the four from their span, and a node
-/// when its own ball or plane test fails. Each test compares a lower bound on the
-/// distance with the reach plus `slack`, more than the rounding of any distance here,
-/// so a skipped triangle's squared distance is strictly above the node's best (or
-/// above band*h, where a node reads the clamp whatever triangle is nearest). With
-/// the tie rule of takes_node, each node ends with the triangle that trying all of
-/// them in index order gives.
+/// Triangles are tried about nearest first (by buckets of the gap between the
+/// brick's centre and the triangle's ball), so each node's best distance drops early
+/// and the culls skip most of the rest. Per triangle, the rows and layers its ball
+/// reaches are found first; every node of them is then tested, a row at a time and
+/// without branches, against the ball and the plane with its own reach, and the half
+/// rows holding one that passes are computed (all four lanes, also those that failed:
+/// a lane takes its node only by the rule of takes_node, so extra lanes never change
+/// the result). Each test
+/// compares a lower bound on the distance with the reach plus `slack`, more than the
+/// rounding of any distance here, so a skipped triangle's squared distance is
+/// strictly above the node's best (or above band*h, where a node reads the clamp
+/// whatever triangle is nearest). With the tie rule of takes_node, each node ends with
+/// the triangle that trying all of them in index order gives. The loops' trip counts
+/// depend on the triangle's position only, not on the reaches: branches on freshly
+/// computed tests mispredict often and cost more than the work they skip.
 template <class S>
 bool bake_mesh_brick(const PreparedMesh& mesh, const std::vector<TriangleData>& data, const std::uint32_t* list,
                      std::size_t list_size, std::int64_t key, double h, double band_width, double slack, S* out,
@@ -452,7 +449,10 @@ bool bake_mesh_brick(const PreparedMesh& mesh, const std::vector<TriangleData>& 
   // Triangles whose ball or plane is farther than band*h from the brick's box of
   // nodes cannot change any node; the others are ordered.
   const std::array<const std::array<double, 8>*, 3> axes{&xs, &ys, &zs};
-  scratch.order.clear();
+  scratch.keyed.clear();
+  scratch.bucket_start.fill(0);
+  // Gaps are at most band*h + 3.5*sqrt(3)*h (the brick lists no farther triangle).
+  const double bucket_scale = static_cast<double>(kOrderBuckets) / (band_width + 8 * h);
   for (std::size_t l = 0; l < list_size; ++l) {
     const TriangleData& tri = data[list[l]];
     double box_gap_squared = 0, plane_low = 0, plane_high = 0;
@@ -468,21 +468,24 @@ bool bake_mesh_brick(const PreparedMesh& mesh, const std::vector<TriangleData>& 
     const double limit = band_width + tri.radius + slack;
     if (box_gap_squared > limit * limit || std::max(plane_low, -plane_high) > band_width + slack) continue;
     const Vec3 to_ball = sub3(tri.centre, brick_centre);
-    // Non-negative floats sort as their bit patterns; the order only sets how fast
-    // the reaches drop, never a value.
-    const auto gap = static_cast<float>(std::max(std::sqrt(dot3(to_ball, to_ball)) - tri.radius, 0.0));
-    std::uint32_t bits = 0;
-    std::memcpy(&bits, &gap, sizeof bits);
-    scratch.order.push_back(std::uint64_t{bits} << 32 | list[l]);
+    // Nearer buckets first (a counting sort, without the branches of a comparison
+    // sort); the order only sets how fast the reaches drop, never a value.
+    const double scaled = std::max(std::sqrt(dot3(to_ball, to_ball)) - tri.radius, 0.0) * bucket_scale;
+    const std::uint64_t bucket = scaled < kOrderBuckets - 1 ? static_cast<std::uint64_t>(scaled) : kOrderBuckets - 1;
+    scratch.keyed.push_back(bucket << 32 | list[l]);
+    ++scratch.bucket_start[bucket + 1];
   }
-  std::sort(scratch.order.begin(), scratch.order.end());
+  for (std::size_t bucket = 1; bucket <= kOrderBuckets; ++bucket) scratch.bucket_start[bucket] += scratch.bucket_start[bucket - 1];
+  scratch.order.resize(scratch.keyed.size());
+  for (const std::uint64_t entry : scratch.keyed)
+    scratch.order[scratch.bucket_start[entry >> 32]++] = static_cast<std::uint32_t>(entry);
 
   // Reaches start from upper bounds: a node is no farther from a triangle than from
   // its centroid (the node nearest each centroid gets that distance, plus slack for
   // rounding), and no farther than a lattice neighbour's bound plus one step (h with
   // a margin). Smaller reaches from the start let the culls skip more.
-  for (const std::uint64_t entry : scratch.order) {
-    const TriangleData& tri = data[entry & 0xFFFFFFFFu];
+  for (const std::uint32_t t : scratch.order) {
+    const TriangleData& tri = data[t];
     std::array<std::size_t, 3> at{};
     bool inside = true;
     for (std::size_t a = 0; a < 3; ++a) {
@@ -511,87 +514,108 @@ bool bake_mesh_brick(const PreparedMesh& mesh, const std::vector<TriangleData>& 
   }
   for (std::size_t n = 64; n < kBrickNodes; ++n) bound[n] = std::min(bound[n], bound[n - 64] + step);  // along z
   for (std::size_t n = kBrickNodes - 64; n-- > 0;) bound[n] = std::min(bound[n], bound[n + 64] + step);
-  for (std::size_t n = 0; n < kBrickNodes; n += 4)
-    scratch.half_reach[half_row_index(n)] = std::max({scratch.node_reach[n], scratch.node_reach[n + 1],
-                                                      scratch.node_reach[n + 2], scratch.node_reach[n + 3]});
 
-  for (const std::uint64_t entry : scratch.order) {
-    const auto t = static_cast<std::uint32_t>(entry & 0xFFFFFFFFu);
+  for (const std::uint32_t t : scratch.order) {
     const TriangleData& tri = data[t];
     const double ball = tri.radius + slack;
     const double reach = band_width + ball;
     const double reach_squared = reach * reach;
-    // Rows and layers of the brick the ball reaches, widened by one against rounding;
-    // the squared tests below decide.
-    const std::array<std::size_t, 2> k_range = node_range(tri.centre[2], reach, inverse_h, z0);
-    const std::array<std::size_t, 2> j_range = node_range(tri.centre[1], reach, inverse_h, y0);
-    if (k_range[0] >= k_range[1] || j_range[0] >= j_range[1]) continue;
-    // Per half row (nodes 0-3 or 4-7): squared x distance from the ball's centre to
-    // its span of nodes, and the plane's x term at its two ends. The plane distance
-    // is linear along a row, so the smaller end (or 0 when they differ in sign)
-    // bounds it over the span.
+    // Per node of a row: squared x distance to the ball's centre and the plane's x
+    // term; per row of a layer: the same in y; per row, the smallest x distance.
     const Vec3& normal = tri.unit_normal;
-    std::array<double, 2> gap_x2{}, plane_start{}, plane_end{};
+    std::array<Lanes, 2> dx2{}, plane_x{};
     for (std::size_t half = 0; half < 2; ++half) {
-      const double start = xs[4 * half], end = xs[4 * half + 3];
-      const double gap = std::max({start - tri.centre[0], tri.centre[0] - end, 0.0});
-      gap_x2[half] = gap * gap;
-      plane_start[half] = (start - tri.a[0]) * normal[0];
-      plane_end[half] = (end - tri.a[0]) * normal[0];
+      Lanes x;
+      std::memcpy(&x, xs.data() + 4 * half, sizeof x);
+      const Lanes dx = x - tri.centre[0];
+      dx2[half] = dx * dx;
+      plane_x[half] = (x - tri.a[0]) * normal[0];
     }
-    // Per row of a layer, four rows a vector: squared y distance to the ball's
-    // centre and the plane's y term; per group of four rows, the smallest distance.
-    std::array<Lanes, 2> dy2{}, plane_y{};
-    std::array<double, 2> group_dy2{};
+    const double gap = std::max({xs[0] - tri.centre[0], tri.centre[0] - xs[7], 0.0});
+    const double gap_x2 = gap * gap;
+    // Rows and layers the ball may reach: a node's test below, with its reach at most
+    // band*h and its x distance at least the row's smallest, rounds to no less than
+    // these tests. Those that pass are contiguous (dy2 and dz2 fall, then rise), so
+    // the loops below have one trip count per triangle.
+    std::array<double, 8> dy2{}, plane_y{}, dz2{};
+    unsigned rows = 0, layers = 0;
     for (std::size_t group = 0; group < 2; ++group) {
-      Lanes y;
+      Lanes y, z;
       std::memcpy(&y, ys.data() + 4 * group, sizeof y);
-      const Lanes dy = y - tri.centre[1];
-      dy2[group] = dy * dy;
-      plane_y[group] = (y - tri.a[1]) * normal[1];
-      group_dy2[group] = std::min(std::min(dy2[group][0], dy2[group][1]), std::min(dy2[group][2], dy2[group][3]));
+      std::memcpy(&z, zs.data() + 4 * group, sizeof z);
+      const Lanes dy = y - tri.centre[1], dz = z - tri.centre[2];
+      const Lanes group_dy2 = dy * dy, group_plane_y = (y - tri.a[1]) * normal[1], group_dz2 = dz * dz;
+      std::memcpy(dy2.data() + 4 * group, &group_dy2, sizeof group_dy2);
+      std::memcpy(plane_y.data() + 4 * group, &group_plane_y, sizeof group_plane_y);
+      std::memcpy(dz2.data() + 4 * group, &group_dz2, sizeof group_dz2);
+      rows |= lane_bits(group_dy2 + gap_x2 <= reach_squared) << (4 * group);
+      layers |= lane_bits(gap_x2 + group_dz2 <= reach_squared) << (4 * group);
     }
-    const unsigned j_mask = (0xFFu << j_range[0]) & (0xFFu >> (8 - j_range[1]));
-    const TriangleFrame frame(tri);
-    for (std::size_t k = k_range[0]; k < k_range[1]; ++k) {
-      const double dz = zs[k] - tri.centre[2];
-      const double dz2 = dz * dz;
-      if (std::min(gap_x2[0], gap_x2[1]) + dz2 > reach_squared) continue;
+    if (rows == 0 || layers == 0) continue;
+    const auto row_first = static_cast<std::size_t>(std::countr_zero(rows));
+    const auto row_end = static_cast<std::size_t>(32 - std::countl_zero(rows));
+    const auto layer_first = static_cast<std::size_t>(std::countr_zero(layers));
+    const auto layer_end = static_cast<std::size_t>(32 - std::countl_zero(layers));
+    // Nodes of each layer (bit 8j + i) that have both the ball and the plane within
+    // their reach, a row at a time without branches, and the half rows holding one
+    // (bit 16k + 2j + half). A node's reach changes only when its own half row is
+    // computed, so testing every layer first tests each node with the reach it has
+    // when its half row comes.
+    std::array<std::uint64_t, 8> near{};
+    std::array<std::uint64_t, 2> candidates{};
+#if defined(__AVX512F__)
+    __m512d row_dx2, row_plane_x;
+    std::memcpy(&row_dx2, dx2.data(), sizeof row_dx2);
+    std::memcpy(&row_plane_x, plane_x.data(), sizeof row_plane_x);
+#endif
+    for (std::size_t k = layer_first; k < layer_end; ++k) {
       const double plane_z = (zs[k] - tri.a[2]) * normal[2];
-      // Half rows of this layer that both the ball and the plane may reach, as a bit
-      // mask (bit 8 * half + j).
-      unsigned halves = 0;
-      for (std::size_t half = 0; half < 2; ++half)
-        for (std::size_t group = 0; group < 2; ++group) {
-          // Every half_reach is at most band*h, so no lane of a group beyond `reach`
-          // of the ball can pass the test below (the sums round the same way).
-          if (((j_mask >> (4 * group)) & 0xFu) == 0 || gap_x2[half] + dz2 + group_dy2[group] > reach_squared) continue;
-          Lanes half_reach;
-          std::memcpy(&half_reach, scratch.half_reach.data() + 16 * k + 8 * half + 4 * group, sizeof half_reach);
-          const Lanes limit = half_reach + ball, plane_limit = half_reach + slack;
-          const Lanes p0 = plane_start[half] + plane_z + plane_y[group], p3 = plane_end[half] + plane_z + plane_y[group];
-          const Lanes low = p0 < p3 ? p0 : p3, high = p0 < p3 ? p3 : p0;
-          const auto near = (gap_x2[half] + dz2 + dy2[group] <= limit * limit) & (low <= plane_limit) & (-high <= plane_limit);
-          const unsigned bits = lane_bits(near);
-          halves |= bits << (8 * half + 4 * group);
+      std::uint64_t layer = 0;
+#if defined(__AVX512F__)
+      for (std::size_t j = row_first; j < row_end; ++j) {
+        const double yz2 = dy2[j] + dz2[k], plane_yz = plane_y[j] + plane_z;
+        const __m512d node_reach = _mm512_loadu_pd(scratch.node_reach.data() + 64 * k + 8 * j);
+        const __m512d limit = _mm512_add_pd(node_reach, _mm512_set1_pd(ball));
+        const __m512d plane_limit = _mm512_add_pd(node_reach, _mm512_set1_pd(slack));
+        const __m512d plane = _mm512_add_pd(row_plane_x, _mm512_set1_pd(plane_yz));
+        __mmask8 within = _mm512_cmp_pd_mask(_mm512_add_pd(row_dx2, _mm512_set1_pd(yz2)), _mm512_mul_pd(limit, limit), _CMP_LE_OQ);
+        within = _mm512_mask_cmp_pd_mask(within, plane, plane_limit, _CMP_LE_OQ);
+        within = _mm512_mask_cmp_pd_mask(within, _mm512_sub_pd(_mm512_setzero_pd(), plane), plane_limit, _CMP_LE_OQ);
+        layer |= std::uint64_t{within} << (8 * j);
+      }
+#else
+      for (std::size_t j = row_first; j < row_end; ++j) {
+        const double yz2 = dy2[j] + dz2[k], plane_yz = plane_y[j] + plane_z;
+        for (std::size_t half = 0; half < 2; ++half) {
+          Lanes node_reach;
+          std::memcpy(&node_reach, scratch.node_reach.data() + 64 * k + 8 * j + 4 * half, sizeof node_reach);
+          const Lanes limit = node_reach + ball, plane_limit = node_reach + slack;
+          const Lanes plane = plane_x[half] + plane_yz;
+          const LaneMask within = (dx2[half] + yz2 <= limit * limit) & (plane <= plane_limit) & (-plane <= plane_limit);
+          layer |= std::uint64_t{lane_bits(within)} << (8 * j + 4 * half);
         }
-      halves &= j_mask | j_mask << 8;
-      for (; halves != 0; halves &= halves - 1) {
-        const auto bit = static_cast<std::size_t>(std::countr_zero(halves));
-        const std::size_t j = bit & 7, half = bit >> 3;
+      }
+#endif
+      near[k] = layer;
+      const std::uint64_t any = layer | layer >> 1;
+      candidates[k >> 2] |= nibble_bits((any | any >> 2) & 0x1111111111111111ull) << (16 * (k & 3));
+    }
+    if ((candidates[0] | candidates[1]) == 0) continue;
+    const TriangleFrame frame(tri);
+    for (std::size_t word = 0; word < 2; ++word)
+      for (std::uint64_t bits = candidates[word]; bits != 0; bits &= bits - 1) {
+        const std::size_t position = 64 * word + static_cast<std::size_t>(std::countr_zero(bits));
+        const std::size_t k = position >> 4, j = (position >> 1) & 7, half = position & 1;
         const std::size_t n = 64 * k + 8 * j + 4 * half;
-        const double dy = ys[j] - tri.centre[1];
-        const double yz2 = dy * dy + dz2;
         if (tri.usable) {
           Lanes px;
           std::memcpy(&px, xs.data() + 4 * half, sizeof px);
-          nearest_in_half_row(frame, tri, t, px, ys[j], zs[k], yz2, slack, n, scratch);
+          nearest_in_half_row(frame, tri, t, px, ys[j], zs[k], n, scratch);
           continue;
         }
+        const auto within = static_cast<unsigned>(near[k] >> (n & 63)) & 0xFu;
         for (std::size_t i = 0; i < 4; ++i) {
-          const double dx = xs[4 * half + i] - tri.centre[0];
-          const double limit = scratch.node_reach[n + i] + ball;
-          if (dx * dx + yz2 > limit * limit) continue;
+          if (((within >> i) & 1u) == 0) continue;
           const double d2 = closest_point_on_triangle({xs[4 * half + i], ys[j], zs[k]}, tri.a, tri.b, tri.c).distance_squared;
           if (takes_node(d2, t, scratch.best_d2[n + i], scratch.best_triangle[n + i])) {
             scratch.best_d2[n + i] = d2;
@@ -599,10 +623,7 @@ bool bake_mesh_brick(const PreparedMesh& mesh, const std::vector<TriangleData>& 
             scratch.node_reach[n + i] = std::min(std::sqrt(d2), scratch.node_reach[n + i]);
           }
         }
-        scratch.half_reach[half_row_index(n)] = *std::max_element(scratch.node_reach.begin() + static_cast<std::ptrdiff_t>(n),
-                                                                  scratch.node_reach.begin() + static_cast<std::ptrdiff_t>(n + 4));
       }
-    }
   }
 
   // Nodes within the band: exact distance, sign from the closest feature's pseudo-normal.
