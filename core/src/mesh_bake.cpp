@@ -60,9 +60,6 @@ struct TriangleData {
   double radius;  ///< largest corner distance from the centroid, rounded up
   Vec3 unit_normal;
   double inverse_ab, inverse_bc, inverse_ca;  ///< 1 / squared edge lengths
-  /// 1 / |n x edge| (n = ab x ac) per edge, or 0 when |n x edge|^2 is not a normal
-  /// finite number: a side value times this is the signed distance inside the edge.
-  double inverse_inward_ab, inverse_inward_bc, inverse_inward_ca;
   bool usable;  ///< false when the normal under- or overflows or an edge has zero length
 
   TriangleData(const Vec3& corner_a, const Vec3& corner_b, const Vec3& corner_c) noexcept
@@ -84,15 +81,6 @@ struct TriangleData {
     inverse_ab = 1 / lab;
     inverse_bc = 1 / lbc;
     inverse_ca = 1 / lca;
-    auto inverse_length = [](const Vec3& v) {
-      const double length_squared = dot3(v, v);
-      const bool normal = length_squared >= std::numeric_limits<double>::min() &&
-                          length_squared <= std::numeric_limits<double>::max();
-      return normal ? 1 / std::sqrt(length_squared) : 0.0;
-    };
-    inverse_inward_ab = inverse_length(detail::cross3(n, ab));
-    inverse_inward_bc = inverse_length(detail::cross3(n, bc));
-    inverse_inward_ca = inverse_length(detail::cross3(n, ca));
   }
 };
 
