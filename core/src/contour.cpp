@@ -120,6 +120,13 @@ Vec3 unit_or_zero(const Lanes& v) noexcept {
   return {unit[0], unit[1], unit[2]};
 }
 
+/// The central difference at a block node along x, y, z (lanes 0..2), times 2h (only
+/// its direction is used). (Through a reference: returning a vector by value would
+/// tie the ABI to AVX.)
+void central_difference(const double* node, std::ptrdiff_t along_y, std::ptrdiff_t along_z, Lanes& difference) noexcept {
+  difference = Lanes{node[1], node[along_y], node[along_z], 0} - Lanes{node[-1], node[-along_y], node[-along_z], 0};
+}
+
 /// Calls visit(x) for each set bit x of bits, lowest first.
 template <class Visit>
 void for_each_bit(unsigned bits, Visit&& visit) {
@@ -239,9 +246,8 @@ std::uint32_t add_piece_vertex(const Block& block, std::ptrdiff_t n, unsigned pa
   for (int c = 0; c < 8; ++c) {
     const double weight = (corner_offset(c, 0) ? local[0] : low[0]) * (corner_offset(c, 1) ? local[1] : low[1]) *
                           (corner_offset(c, 2) ? local[2] : low[2]);
-    // Central difference at the corner, times 2h (only its direction is used).
-    const double* node = lowest + steps[static_cast<std::size_t>(c)];
-    const Lanes g = Lanes{node[1], node[along_y], node[along_z], 0} - Lanes{node[-1], node[-along_y], node[-along_z], 0};
+    Lanes g;
+    central_difference(lowest + steps[static_cast<std::size_t>(c)], along_y, along_z, g);
     normal += weight * g;
   }
   const Lanes position =
@@ -372,7 +378,7 @@ void add_cell_vertex_lanes(const Block& block, const std::array<CellItem, kVerte
     const int corner = static_cast<int>(c);
     const Lanes weight = (corner_offset(corner, 0) ? local[0] : low[0]) * (corner_offset(corner, 1) ? local[1] : low[1]) *
                          (corner_offset(corner, 2) ? local[2] : low[2]);
-    // The central difference (times 2h) at the corner, as add_piece_vertex takes it.
+    // central_difference at the corner, from the transposed rows.
     const std::size_t x = 1 + (c & 1);
     const LaneVec3 gradient{corner_row(c, 0, 0)[x + 1] - corner_row(c, 0, 0)[x - 1],
                             corner_row(c, 1, 0)[x] - corner_row(c, -1, 0)[x],
@@ -457,8 +463,9 @@ std::uint32_t add_edge_vertex(const Block& block, std::ptrdiff_t n, int axis, co
   Vec3 position{};
   for (std::size_t a = 0; a < 3; ++a)
     position[a] = (static_cast<double>(global[a]) + (static_cast<int>(a) == axis ? t : 0.0)) * h;
-  const Lanes g0 = Lanes{lower[1], lower[along_y], lower[along_z], 0} - Lanes{lower[-1], lower[-along_y], lower[-along_z], 0};
-  const Lanes g1 = Lanes{upper[1], upper[along_y], upper[along_z], 0} - Lanes{upper[-1], upper[-along_y], upper[-along_z], 0};
+  Lanes g0, g1;
+  central_difference(lower, along_y, along_z, g0);
+  central_difference(upper, along_y, along_z, g1);
   const Lanes normal = g0 + (g1 - g0) * t;
   return out.add_vertex(position, unit_or_zero(normal));
 }
@@ -1061,7 +1068,6 @@ class BrickMesher {
                 q[static_cast<std::size_t>(u)] -= 1 - s;
                 q[static_cast<std::size_t>(v)] -= 1 - t;
                 const std::uint32_t base = table_[table_index(q[0], q[1], q[2])];
-                if (!split) return base;
                 const CellCase& cell = manifold_case_at(q[0], q[1], q[2], pattern_at(q[0], q[1], q[2]));
                 return base + static_cast<std::uint32_t>(cell.piece_of_edge[static_cast<std::size_t>(edge)]);
               },
