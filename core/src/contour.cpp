@@ -475,32 +475,43 @@ double squared_distance(const Vec3& p, const Vec3& q) noexcept {
   return x * x + y * y + z * z;
 }
 
-/// Two triangles for a quad given counter-clockwise, split along the shorter
-/// diagonal; on a tie along q0-q2.
-/// (Selects rather than branches: which diagonal is shorter is unpredictable.)
-[[gnu::always_inline]] inline void add_quad(const std::array<std::uint32_t, 4>& q, MeshOut& out) {
-  const auto& p = out.result.mesh.positions;
-  const bool along_02 = squared_distance(p[q[0]], p[q[2]]) <= squared_distance(p[q[1]], p[q[3]]);
-  // Triangles (a, b, c) and (a, c, d): from q0 along q0-q2, else from q1 along q1-q3.
-  // (Indexing by the choice: compilers turn selects on a comparison into a branch.)
-  const std::size_t first = along_02 ? 0 : 1;
-  const std::uint32_t a = q[first], b = q[first + 1], c = q[(first + 2) & 3], d = q[(first + 3) & 3];
-  out.add_triangle(a, b, c);
-  out.add_triangle(a, c, d);
-}
-
 /// Id of the cell edge along `axis` whose lowest node is offset (s on the lower other
 /// axis, t on the higher one) from the cell's lowest corner.
 constexpr int cell_edge(int axis, int lower_offset, int higher_offset) { return 4 * axis + lower_offset + 2 * higher_offset; }
 
+/// The corners (indices into `around` of add_edge_quad) of the two triangles of an
+/// edge's quad, by [lower end inside][split along around[0]-around[2]].
+/// The quad is around[0..3] when the lower end is inside, as (u, v, axis) is
+/// right-handed and this order faces +axis, the outside; else the reverse order
+/// around[0], [3], [2], [1]. Counter-clockwise quad q0..q3 becomes the triangles
+/// (q0, q1, q2), (q0, q2, q3) when split along q0-q2, else (q1, q2, q3), (q1, q3, q0).
+constexpr std::array<std::array<std::array<std::uint8_t, 6>, 2>, 2> kQuadTriangles = [] {
+  std::array<std::array<std::array<std::uint8_t, 6>, 2>, 2> table{};
+  for (std::size_t inside = 0; inside < 2; ++inside) {
+    const std::array<std::uint8_t, 4> quad = inside ? std::array<std::uint8_t, 4>{0, 1, 2, 3} : std::array<std::uint8_t, 4>{0, 3, 2, 1};
+    for (std::size_t along_02 = 0; along_02 < 2; ++along_02) {
+      const std::size_t first = along_02 ? 0 : 1;
+      const auto q = [&](std::size_t k) { return quad[(first + k) & 3]; };
+      table[inside][along_02] = {q(0), q(1), q(2), q(0), q(2), q(3)};
+    }
+  }
+  return table;
+}();
+
 /// The quad around a sign-changing grid edge along some axis from the vertices of
-/// the cells (0, 0), (1, 0), (1, 1), (0, 1) around it in (u, v) = (axis + 1, axis + 2).
+/// the cells (0, 0), (1, 0), (1, 1), (0, 1) around it in (u, v) = (axis + 1, axis + 2),
+/// facing the outside, as two triangles split along the shorter diagonal (on a tie,
+/// along around[0]-around[2]).
+/// (Indexing by both choices, which are unpredictable: compilers turn selects on a
+/// comparison into branches. Each index reads one whole element, so the loads take
+/// their values straight from the stores of `around`.)
 [[gnu::always_inline]] inline void add_edge_quad(bool lower_end_inside, const std::array<std::uint32_t, 4>& around,
                                                 MeshOut& out) {
-  // (u, v, axis) is right-handed, so this order faces +axis: right when the outside is
-  // there; else the reverse order (selects, as the side is unpredictable).
-  add_quad({around[0], lower_end_inside ? around[1] : around[3], around[2], lower_end_inside ? around[3] : around[1]},
-           out);
+  const auto& p = out.result.mesh.positions;
+  const bool along_02 = squared_distance(p[around[0]], p[around[2]]) <= squared_distance(p[around[1]], p[around[3]]);
+  const std::array<std::uint8_t, 6>& corner = kQuadTriangles[lower_end_inside ? 1 : 0][along_02 ? 1 : 0];
+  out.add_triangle(around[corner[0]], around[corner[1]], around[corner[2]]);
+  out.add_triangle(around[corner[3]], around[corner[4]], around[corner[5]]);
 }
 
 /// The quad for a sign-changing grid edge from node p along `axis`. vertex_of(cell,
