@@ -540,6 +540,8 @@ struct SignSets {
   std::uint8_t all = 0;
   std::array<std::uint8_t, 3> low_face{};
 };
+constexpr SignSets kOutsideSigns{kHasOutside, {kHasOutside, kHasOutside, kHasOutside}};
+constexpr SignSets kInsideSigns{kHasInside, {kHasInside, kHasInside, kHasInside}};
 
 /// Inside flags of a brick's 64 node rows: bit x of byte y + 8 z is set when node
 /// (x, y, z) is inside.
@@ -641,13 +643,17 @@ class BrickMesher {
       lookup_size_[a] = hi[a] - lo[a] + 4;
     }
     lookup_steps_ = {1, lookup_size_[0], lookup_size_[0] * lookup_size_[1]};
-    lookup_.assign(static_cast<std::size_t>(cells), kAbsentBrick);
+    for (int d = 1; d < 8; ++d)
+      for (std::size_t a = 0; a < 3; ++a)
+        lookup_above_[static_cast<std::size_t>(d)] += corner_offset(d, static_cast<int>(a)) * lookup_steps_[a];
+    lookup_.assign(static_cast<std::size_t>(cells), {kAbsentBrick, kOutsideSigns});
     const auto index = [&](std::int64_t key) {
       const BrickCoord b = brick_of(key);
       return lookup_index({b.bx, b.by, b.bz});
     };
-    for (std::size_t slot = 0; slot < stored.size(); ++slot) lookup_[index(stored[slot])] = static_cast<std::int32_t>(slot);
-    for (std::int64_t key : inside) lookup_[index(key)] = kInsideBrick;
+    for (std::size_t slot = 0; slot < stored.size(); ++slot)
+      lookup_[index(stored[slot])] = {static_cast<std::int32_t>(slot), stored_signs_[slot]};
+    for (std::int64_t key : inside) lookup_[index(key)] = {kInsideBrick, kInsideSigns};
   }
 
   /// Index in lookup_ (and position_grid_) of brick b, which must lie in the lookup box.
@@ -704,21 +710,17 @@ class BrickMesher {
   };
   /// The source of the brick at index `at` of lookup_.
   Source source_at(std::size_t at) const {
-    const std::int32_t slot = lookup_[at];
-    if (slot >= 0) {
-      const auto s = static_cast<std::size_t>(slot);
-      return {grid_.brick_values(s), 0, stored_signs_[s], &stored_rows_[s]};
+    const LookupEntry entry = lookup_[at];
+    if (entry.slot >= 0) {
+      const auto s = static_cast<std::size_t>(entry.slot);
+      return {grid_.brick_values(s), 0, entry.signs, &stored_rows_[s]};
     }
-    constexpr SignSets outside{kHasOutside, {kHasOutside, kHasOutside, kHasOutside}};
-    constexpr SignSets inside{kHasInside, {kHasInside, kHasInside, kHasInside}};
-    if (slot == kInsideBrick) return {nullptr, -grid_.band_width(), inside, &kAllInsideRows};
-    return {nullptr, grid_.band_width(), outside, &kAllOutsideRows};
+    if (entry.slot == kInsideBrick) return {nullptr, -grid_.band_width(), kInsideSigns, &kAllInsideRows};
+    return {nullptr, grid_.band_width(), kOutsideSigns, &kAllOutsideRows};
   }
 
   Source source(const Coord& b) const {
-    constexpr SignSets outside{kHasOutside, {kHasOutside, kHasOutside, kHasOutside}};
-    constexpr SignSets inside{kHasInside, {kHasInside, kHasInside, kHasInside}};
-    const Source absent{nullptr, grid_.band_width(), outside, &kAllOutsideRows};
+    const Source absent{nullptr, grid_.band_width(), kOutsideSigns, &kAllOutsideRows};
     const auto stored = [&](std::size_t slot) {
       return Source{grid_.brick_values(slot), 0, stored_signs_[slot], &stored_rows_[slot]};
     };
@@ -735,7 +737,7 @@ class BrickMesher {
       if (!brick_coord_in_range(c)) return absent;
     const std::int64_t key = brick_key(b[0], b[1], b[2]);
     if (const S* values = grid_.find_brick(key)) return stored(static_cast<std::size_t>(values - grid_.brick_values(0)) / kBrickNodes);
-    if (grid_.is_inside(key)) return {nullptr, -grid_.band_width(), inside, &kAllInsideRows};
+    if (grid_.is_inside(key)) return {nullptr, -grid_.band_width(), kInsideSigns, &kAllInsideRows};
     return absent;
   }
 
@@ -762,19 +764,12 @@ class BrickMesher {
         cell_bricks_.push_back(c);
     };
     if (!lookup_.empty()) {
-      // Signs of every brick of the lookup box, so the test reads them at fixed offsets.
-      std::vector<SignSets> signs(lookup_.size());
-      for (std::size_t at = 0; at < lookup_.size(); ++at) signs[at] = source_at(at).signs;
-      std::array<std::ptrdiff_t, 8> above{};
-      for (int d = 1; d < 8; ++d)
-        for (std::size_t a = 0; a < 3; ++a)
-          above[static_cast<std::size_t>(d)] += corner_offset(d, static_cast<int>(a)) * lookup_steps_[a];
       // Every cell brick from the extent's lowest corner - 1 to its highest, descending.
       for (std::int64_t x = lookup_lo_[0] + lookup_size_[0] - 2; x > lookup_lo_[0]; --x)
         for (std::int64_t y = lookup_lo_[1] + lookup_size_[1] - 2; y > lookup_lo_[1]; --y)
           for (std::int64_t z = lookup_lo_[2] + lookup_size_[2] - 2; z > lookup_lo_[2]; --z) {
-            const SignSets* here = signs.data() + lookup_index({x, y, z});
-            if (mixed(here->all, [&](int d) { return here[above[static_cast<std::size_t>(d)]]; }))
+            const LookupEntry* here = lookup_.data() + lookup_index({x, y, z});
+            if (mixed(here->signs.all, [&](int d) { return here[lookup_above_[static_cast<std::size_t>(d)]].signs; }))
               cell_bricks_.push_back({x, y, z});
           }
       // Positions of the kept bricks over the lookup box, so a brick finds those above
@@ -931,10 +926,10 @@ class BrickMesher {
     });
   }
 
-  /// Position in cell_bricks_ of the brick at c + offset, or -1 when it was skipped.
-  std::ptrdiff_t position_of(const Coord& c, int dx, int dy, int dz) const {
+  /// Position in cell_bricks_ of the brick at c + offset, or -1 when it was skipped;
+  /// by search, for grids without position_grid_.
+  std::ptrdiff_t search_position(const Coord& c, int dx, int dy, int dz) const {
     const Coord want{c[0] + dx, c[1] + dy, c[2] + dz};
-    if (!position_grid_.empty()) return position_grid_[lookup_index(want)];
     const auto it = std::lower_bound(cell_bricks_.begin(), cell_bricks_.end(), want, std::greater<>());
     if (it == cell_bricks_.end() || *it != want) return -1;
     return it - cell_bricks_.begin();
@@ -957,9 +952,13 @@ class BrickMesher {
   /// bricks above into table (channel-major, 9^3 each).
   void fill_from_above(std::size_t at, std::size_t channels, std::vector<std::uint32_t>& table) const {
     const Coord& c = cell_bricks_[at];
+    // With position_grid_, the bricks above are at fixed offsets from this one's entry.
+    const std::int32_t* positions_here = position_grid_.empty() ? nullptr : position_grid_.data() + lookup_index(c);
     // One copy per offset d = 1..7, with d a constant so each copy's loops are fixed.
     const auto fill_from = [&]<int d>(std::integral_constant<int, d>) {
-      const std::ptrdiff_t from = position_of(c, corner_offset(d, 0), corner_offset(d, 1), corner_offset(d, 2));
+      const std::ptrdiff_t from = positions_here != nullptr
+                                      ? positions_here[lookup_above_[d]]
+                                      : search_position(c, corner_offset(d, 0), corner_offset(d, 1), corner_offset(d, 2));
       if (from < 0) return;  // no surface there: never read
       const std::uint32_t* shell = shell_of(static_cast<std::size_t>(from), channels);
       // Local 8 on the axes in d, 0..7 on the others; each is read from the face of the
@@ -1172,8 +1171,15 @@ class BrickMesher {
   // Brick slots over the bricks' extent, x fastest (kAbsentBrick, kInsideBrick or a
   // stored slot), when that box is small enough; else empty and the grid's index is used.
   static constexpr std::int32_t kAbsentBrick = -1, kInsideBrick = -2;
-  std::vector<std::int32_t> lookup_;
+  // The signs ride along with the slot so the planning scan reads them at fixed
+  // offsets from one array.
+  struct LookupEntry {
+    std::int32_t slot;
+    SignSets signs;
+  };
+  std::vector<LookupEntry> lookup_;
   Coord lookup_lo_{}, lookup_size_{}, lookup_steps_{};
+  std::array<std::ptrdiff_t, 8> lookup_above_{};  // lookup_ offset of the brick at corner offset d from a brick
   std::vector<Coord> cell_bricks_;
   // With lookup_: position in cell_bricks_ (or -1) of each brick of the lookup box.
   std::vector<std::int32_t> position_grid_;
