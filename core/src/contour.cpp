@@ -562,12 +562,20 @@ std::uint8_t pack_flags(const std::uint8_t* flags) noexcept {
   return static_cast<std::uint8_t>((word * 0x0102040810204080ULL) >> 56);
 }
 
-/// Bit x set when local cell x (corners at block bits x + 1 and x + 2) of a row of
-/// cells changes sign, from the inside bits of its four node rows.
-std::uint8_t mixed_cells(unsigned r00, unsigned r10, unsigned r01, unsigned r11) noexcept {
-  const unsigned any = r00 | r10 | r01 | r11, all = r00 & r10 & r01 & r11;
-  const unsigned some_inside = (any | (any >> 1)) >> 1, all_inside = (all & (all >> 1)) >> 1;
-  return static_cast<std::uint8_t>(some_inside & ~all_inside & 0xffu);
+/// Per lane, bit x set when local cell x (corners at block bits x + 1 and x + 2) of a
+/// row of cells changes sign, from the inside bits of its four node rows.
+Bytes8 mixed_cells(const Words8& r00, const Words8& r10, const Words8& r01, const Words8& r11) noexcept {
+  const Words8 any = r00 | r10 | r01 | r11, all = r00 & r10 & r01 & r11;
+  const Words8 some_inside = (any | (any >> 1)) >> 1, all_inside = (all & (all >> 1)) >> 1;
+  return __builtin_convertvector(some_inside & ~all_inside & static_cast<std::uint16_t>(0xff), Bytes8);
+}
+
+/// Bit k set when lane k is not zero.
+std::uint8_t nonzero_lanes(const Bytes8& lanes) noexcept {
+  const Bytes8 ones = __builtin_convertvector(lanes != 0, Bytes8) & 1;
+  std::array<std::uint8_t, 8> flags{};
+  std::memcpy(flags.data(), &ones, sizeof ones);
+  return pack_flags(flags.data());
 }
 
 template <class S>
@@ -873,12 +881,12 @@ class BrickMesher {
     std::array<unsigned, 12> needed{};
     std::uint64_t mixed_rows = 0;
     for (int z = 0; z < 8; ++z) {
+      // Own cell rows y = 0..7 of layer z in eight lanes.
       const std::uint16_t* low = row_bits_.data() + 12 * (z + 1) + 1;  // block rows (1.., z + 1)
       const std::uint16_t* high = low + 12;                             // block rows (1.., z + 2)
-      std::uint8_t* mixed = mixed_.data() + 8 * z;
-      for (int y = 0; y < 8; ++y) mixed[y] = mixed_cells(low[y], low[y + 1], high[y], high[y + 1]);
-      unsigned rows_mixed = 0;  // bit y: own cell row (y, z) has a mixed cell
-      for (int y = 0; y < 8; ++y) rows_mixed |= (mixed[y] != 0 ? 1u : 0u) << y;
+      const Bytes8 mixed = mixed_cells(load_words(low), load_words(low + 1), load_words(high), load_words(high + 1));
+      std::memcpy(mixed_.data() + 8 * z, &mixed, sizeof mixed);
+      const unsigned rows_mixed = nonzero_lanes(mixed);  // bit y: own cell row (y, z) has a mixed cell
       mixed_rows |= std::uint64_t{rows_mixed} << (8 * z);
       const unsigned rows_read = rows_mixed | (rows_mixed << 1) | (rows_mixed << 2) | (rows_mixed << 3);
       for (int dz = 0; dz < 4; ++dz) needed[static_cast<std::size_t>(z + dz)] |= rows_read;
