@@ -654,7 +654,10 @@ class BrickMesher {
     for (int d = 1; d < 8; ++d)
       for (std::size_t a = 0; a < 3; ++a)
         lookup_above_[static_cast<std::size_t>(d)] += corner_offset(d, static_cast<int>(a)) * lookup_steps_[a];
-    lookup_.assign(static_cast<std::size_t>(cells), {kAbsentBrick, kOutsideSigns});
+    for (std::size_t d = 0; d < 27; ++d)
+      lookup_around_[d] = static_cast<std::size_t>(d % 3) + static_cast<std::size_t>(lookup_steps_[1]) * ((d / 3) % 3) +
+                          static_cast<std::size_t>(lookup_steps_[2]) * (d / 9);
+    lookup_.assign(static_cast<std::size_t>(cells), kAbsentEntry);
     const auto index = [&](std::int64_t key) {
       const BrickCoord b = brick_of(key);
       return lookup_index({b.bx, b.by, b.bz});
@@ -716,15 +719,23 @@ class BrickMesher {
     SignSets signs;
     const RowBits* rows = &kAllOutsideRows;
   };
-  /// The source of the brick at index `at` of lookup_.
-  Source source_at(std::size_t at) const {
+  /// Sets `source` to that of the brick at index `at` of lookup_, field by field: a
+  /// whole Source built and then copied is read back wide from narrow stores, which
+  /// stalls the copy.
+  void source_at(std::size_t at, Source& source) const {
     const LookupEntry entry = lookup_[at];
+    source.signs = entry.signs;
     if (entry.slot >= 0) {
-      const auto s = static_cast<std::size_t>(entry.slot);
-      return {grid_.brick_values(s), 0, entry.signs, &stored_rows_[s]};
+      const auto slot = static_cast<std::size_t>(entry.slot);
+      source.values = grid_.brick_values(slot);
+      source.fill = 0;
+      source.rows = &stored_rows_[slot];
+      return;
     }
-    if (entry.slot == kInsideBrick) return {nullptr, -grid_.band_width(), kInsideSigns, &kAllInsideRows};
-    return {nullptr, grid_.band_width(), kOutsideSigns, &kAllOutsideRows};
+    const bool inside = entry.slot == kInsideBrick;
+    source.values = nullptr;
+    source.fill = inside ? -grid_.band_width() : grid_.band_width();
+    source.rows = inside ? &kAllInsideRows : &kAllOutsideRows;
   }
 
   Source source(const Coord& b) const {
@@ -739,7 +750,9 @@ class BrickMesher {
         if (offset < 0 || offset >= lookup_size_[a]) return absent;
         at = at * static_cast<std::size_t>(lookup_size_[a]) + static_cast<std::size_t>(offset);
       }
-      return source_at(at);
+      Source found;
+      source_at(at, found);
+      return found;
     }
     for (std::int64_t c : b)
       if (!brick_coord_in_range(c)) return absent;
@@ -812,9 +825,7 @@ class BrickMesher {
   void sources_around(const Coord& c, int count, std::array<Source, 27>& sources) const {
     if (!lookup_.empty()) {
       const std::size_t lowest = lookup_index({c[0] - 1, c[1] - 1, c[2] - 1});
-      for (int d = 0; d < count; ++d)
-        sources[static_cast<std::size_t>(d)] = source_at(lowest + static_cast<std::size_t>(
-                                                              d % 3 + lookup_steps_[1] * ((d / 3) % 3) + lookup_steps_[2] * (d / 9)));
+      for (std::size_t d = 0; d < static_cast<std::size_t>(count); ++d) source_at(lowest + lookup_around_[d], sources[d]);
       return;
     }
     for (int d = 0; d < count; ++d)
@@ -1185,9 +1196,11 @@ class BrickMesher {
     std::int32_t slot;
     SignSets signs;
   };
+  static constexpr LookupEntry kAbsentEntry{kAbsentBrick, kOutsideSigns};
   std::vector<LookupEntry> lookup_;
   Coord lookup_lo_{}, lookup_size_{}, lookup_steps_{};
   std::array<std::ptrdiff_t, 8> lookup_above_{};  // lookup_ offset of the brick at corner offset d from a brick
+  std::array<std::size_t, 27> lookup_around_{};    // lookup_ offset of source d (see sources_around) from source 0
   std::vector<Coord> cell_bricks_;
   // With lookup_: position in cell_bricks_ (or -1) of each brick of the lookup box.
   std::vector<std::int32_t> position_grid_;
