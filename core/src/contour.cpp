@@ -601,26 +601,24 @@ class BrickMesher {
       for (int n = 0; n < kBrickNodes; ++n) flags[static_cast<std::size_t>(n)] = values[n] < 0 ? 1 : 0;
       RowBits& rows = stored_rows_[slot];
       for (std::size_t row = 0; row < 64; ++row) rows[row] = pack_flags(flags.data() + 8 * row);
-      // Any and all of the inside bits over the brick and its faces x = 0, y = 0, z = 0.
-      unsigned any = 0, all = 0xff, any_x0 = 0, all_x0 = 1, any_y0 = 0, all_y0 = 0xff, any_z0 = 0, all_z0 = 0xff;
+      // Any and all of the inside bits over the brick and its faces x = 0 (bit 0 of
+      // every row), y = 0 (rows 8 k) and z = 0 (rows 0..7); plain reductions, so the
+      // one over all rows vectorises.
+      unsigned any = 0, all = 0xff, any_y0 = 0, all_y0 = 0xff, any_z0 = 0, all_z0 = 0xff;
       for (std::size_t row = 0; row < 64; ++row) {
         any |= rows[row];
         all &= rows[row];
-        any_x0 |= rows[row] & 1u;
-        all_x0 &= rows[row];
-        if (row % 8 == 0) {
-          any_y0 |= rows[row];
-          all_y0 &= rows[row];
-        }
-        if (row < 8) {
-          any_z0 |= rows[row];
-          all_z0 &= rows[row];
-        }
+      }
+      for (std::size_t k = 0; k < 8; ++k) {
+        any_y0 |= rows[8 * k];
+        all_y0 &= rows[8 * k];
+        any_z0 |= rows[k];
+        all_z0 &= rows[k];
       }
       const auto sets = [](unsigned some, unsigned every, unsigned full) {
         return static_cast<std::uint8_t>((some != 0 ? kHasInside : 0) | (every != full ? kHasOutside : 0));
       };
-      stored_signs_[slot] = {sets(any, all, 0xff), {sets(any_x0, all_x0, 1), sets(any_y0, all_y0, 0xff), sets(any_z0, all_z0, 0xff)}};
+      stored_signs_[slot] = {sets(any, all, 0xff), {sets(any & 1u, all & 1u, 1), sets(any_y0, all_y0, 0xff), sets(any_z0, all_z0, 0xff)}};
     }
     build_lookup();
   }
