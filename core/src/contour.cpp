@@ -736,22 +736,12 @@ class BrickMesher {
     source.rows = inside ? &kAllInsideRows : &kAllOutsideRows;
   }
 
+  /// The source of brick b from the grid's own index, for grids without lookup_.
   Source source(const Coord& b) const {
     const Source absent{nullptr, grid_.band_width(), kOutsideSigns, &kAllOutsideRows};
     const auto stored = [&](std::size_t slot) {
       return Source{grid_.brick_values(slot), 0, stored_signs_[slot], &stored_rows_[slot]};
     };
-    if (!lookup_.empty()) {
-      std::size_t at = 0;
-      for (std::size_t a = 3; a-- > 0;) {
-        const std::int64_t offset = b[a] - lookup_lo_[a];
-        if (offset < 0 || offset >= lookup_size_[a]) return absent;
-        at = at * static_cast<std::size_t>(lookup_size_[a]) + static_cast<std::size_t>(offset);
-      }
-      Source found;
-      source_at(at, found);
-      return found;
-    }
     for (std::int64_t c : b)
       if (!brick_coord_in_range(c)) return absent;
     const std::int64_t key = brick_key(b[0], b[1], b[2]);
