@@ -570,8 +570,9 @@ Bytes8 mixed_cells(const Words8& r00, const Words8& r10, const Words8& r01, cons
   return __builtin_convertvector(some_inside & ~all_inside & static_cast<std::uint16_t>(0xff), Bytes8);
 }
 
-/// Bit k set when lane k is not zero.
-std::uint8_t nonzero_lanes(const Bytes8& lanes) noexcept {
+/// Bit k set when lane k of eight (Bytes8 or Words8) is not zero.
+template <class EightLanes>
+std::uint8_t nonzero_lanes(const EightLanes& lanes) noexcept {
   const Bytes8 ones = __builtin_convertvector(lanes != 0, Bytes8) & 1;
   std::array<std::uint8_t, 8> flags{};
   std::memcpy(flags.data(), &ones, sizeof ones);
@@ -1061,10 +1062,7 @@ class BrickMesher {
         const Words8 next = axis == 0 ? here >> 1 : load_words(here_rows + (axis == 1 ? 1 : 12));
         const Words8 layer_crossing = ((here ^ next) >> 1) & static_cast<std::uint16_t>(x_range);
         std::memcpy(crossing.data() + 8 * layer, &layer_crossing, sizeof layer_crossing);
-        const Bytes8 any = __builtin_convertvector(layer_crossing != 0, Bytes8) & 1;
-        std::array<std::uint8_t, 8> flags{};
-        std::memcpy(flags.data(), &any, sizeof any);
-        rows_crossing |= std::uint64_t{pack_flags(flags.data())} << (8 * layer);
+        rows_crossing |= std::uint64_t{nonzero_lanes(layer_crossing)} << (8 * layer);
       }
       // Then the quads, row by row in z, y order and x order within a row.
       for (std::uint64_t rows = rows_crossing; rows != 0; rows &= rows - 1) {

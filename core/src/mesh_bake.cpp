@@ -30,7 +30,7 @@ using Lanes = double __attribute__((vector_size(32)));
 using LaneMask = std::int64_t __attribute__((vector_size(32)));
 
 /// The lanes of a comparison that hold, as bits 0 to 3 (one instruction with AVX).
-[[maybe_unused]] inline unsigned lane_bits(const LaneMask& mask) noexcept {
+inline unsigned lane_bits(const LaneMask& mask) noexcept {
 #if defined(__AVX__)
   return static_cast<unsigned>(_mm256_movemask_pd(std::bit_cast<__m256d>(mask)));
 #else
