@@ -28,11 +28,12 @@ void BM_contour(benchmark::State& state, Mesher mesher, bool manifold) {
   const Grid<S>& grid = sphere_grid<S>();
   const ContourOptions options{mesher, manifold};
   std::size_t triangles = 0, bricks_meshed = 0;
-  // One result reused across iterations, as a caller meshing repeatedly would (the
-  // first call's page faults on the fresh output are not repeated).
+  // One result and one scratch reused across iterations, as a caller meshing
+  // repeatedly would (the first call's page faults on fresh arrays are not repeated).
   ContourResult result;
+  ContourScratch scratch;
   for (auto _ : state) {
-    contour(grid, options, result);
+    contour(grid, options, result, scratch);
     triangles = result.mesh.triangles.size();
     bricks_meshed = result.bricks_meshed;
     benchmark::DoNotOptimize(result.mesh.positions.data());

@@ -579,11 +579,59 @@ std::uint8_t nonzero_lanes(const EightLanes& lanes) noexcept {
   return pack_flags(flags.data());
 }
 
+/// Stored slot of a brick of the lookup box, or one of these.
+constexpr std::int32_t kAbsentBrick = -1, kInsideBrick = -2;
+
+/// A brick of the lookup box. The signs ride along with the slot so the planning
+/// scan reads them at fixed offsets from one array.
+struct LookupEntry {
+  std::int32_t slot;
+  SignSets signs;
+};
+constexpr LookupEntry kAbsentEntry{kAbsentBrick, kOutsideSigns};
+
+}  // namespace
+
+struct ContourScratch::Arrays {
+  std::vector<RowBits> stored_rows;
+  std::vector<SignSets> stored_signs;
+  std::vector<LookupEntry> lookup;
+  std::vector<Coord> cell_bricks;
+  std::vector<std::int32_t> position_grid;
+  std::array<std::vector<std::uint32_t>, 2> plane_shells;
+};
+
+ContourScratch::ContourScratch() = default;
+ContourScratch::~ContourScratch() = default;
+ContourScratch::ContourScratch(ContourScratch&&) noexcept = default;
+ContourScratch& ContourScratch::operator=(ContourScratch&&) noexcept = default;
+
+ContourScratch::Arrays& ContourScratch::arrays() {
+  if (!arrays_) arrays_ = std::make_unique<Arrays>();
+  return *arrays_;
+}
+
+namespace {
+
 template <class S>
 class BrickMesher {
  public:
-  /// `reuse`: a result whose arrays' capacity the output takes over (contents dropped).
-  BrickMesher(const Grid<S>& grid, const ContourOptions& options, ContourResult&& reuse) : grid_(grid), options_(options) {
+  /// `reuse`: a result whose arrays' capacity the output takes over (contents
+  /// dropped); `scratch`: working arrays, likewise.
+  BrickMesher(const Grid<S>& grid, const ContourOptions& options, ContourResult&& reuse, ContourScratch& scratch)
+      : grid_(grid),
+        options_(options),
+        stored_rows_(scratch.arrays().stored_rows),
+        stored_signs_(scratch.arrays().stored_signs),
+        lookup_(scratch.arrays().lookup),
+        cell_bricks_(scratch.arrays().cell_bricks),
+        position_grid_(scratch.arrays().position_grid),
+        plane_shells_(scratch.arrays().plane_shells) {
+    // Only capacity carries over (plane_shells_ entries are read only after this
+    // call's bricks wrote them).
+    lookup_.clear();
+    cell_bricks_.clear();
+    position_grid_.clear();
     out_.result.mesh.positions = std::move(reuse.mesh.positions);
     out_.result.mesh.normals = std::move(reuse.mesh.normals);
     out_.result.mesh.triangles = std::move(reuse.mesh.triangles);
@@ -1171,29 +1219,23 @@ class BrickMesher {
 
   const Grid<S>& grid_;
   ContourOptions options_;
-  std::vector<RowBits> stored_rows_;  // per stored slot
-  std::vector<SignSets> stored_signs_;
-  // Brick slots over the bricks' extent, x fastest (kAbsentBrick, kInsideBrick or a
-  // stored slot), when that box is small enough; else empty and the grid's index is used.
-  static constexpr std::int32_t kAbsentBrick = -1, kInsideBrick = -2;
-  // The signs ride along with the slot so the planning scan reads them at fixed
-  // offsets from one array.
-  struct LookupEntry {
-    std::int32_t slot;
-    SignSets signs;
-  };
-  static constexpr LookupEntry kAbsentEntry{kAbsentBrick, kOutsideSigns};
-  std::vector<LookupEntry> lookup_;
+  // The arrays below that grow with the grid live in the caller's scratch (see
+  // ContourScratch::Arrays).
+  std::vector<RowBits>& stored_rows_;  // per stored slot
+  std::vector<SignSets>& stored_signs_;
+  // Brick slots and signs over the bricks' extent, x fastest, when that box is small
+  // enough; else empty and the grid's index is used.
+  std::vector<LookupEntry>& lookup_;
   Coord lookup_lo_{}, lookup_size_{}, lookup_steps_{};
   std::array<std::ptrdiff_t, 8> lookup_above_{};  // lookup_ offset of the brick at corner offset d from a brick
   std::array<std::size_t, 27> lookup_around_{};    // lookup_ offset of source d (see sources_around) from source 0
-  std::vector<Coord> cell_bricks_;
+  std::vector<Coord>& cell_bricks_;
   // With lookup_: position in cell_bricks_ (or -1) of each brick of the lookup box.
-  std::vector<std::int32_t> position_grid_;
+  std::vector<std::int32_t>& position_grid_;
   // Shells (vertex indices at local 0 on some axis, see save_shell) of the cell bricks
   // in the current x plane [0] and the plane before [1], by position - plane_first_;
   // bricks further up are never read again, so two planes' buffers are reused.
-  std::array<std::vector<std::uint32_t>, 2> plane_shells_;
+  std::array<std::vector<std::uint32_t>, 2>& plane_shells_;
   std::array<std::size_t, 2> plane_first_{};
   std::vector<std::uint32_t> table_;
   CellQueue cell_queue_;  // surface-nets vertices waiting for a full set of lanes
@@ -1210,12 +1252,19 @@ class BrickMesher {
 
 template <class S>
 ContourResult contour(const Grid<S>& grid, const ContourOptions& options) {
-  return BrickMesher<S>(grid, options, ContourResult{}).run();
+  ContourScratch scratch;
+  return BrickMesher<S>(grid, options, ContourResult{}, scratch).run();
 }
 
 template <class S>
 void contour(const Grid<S>& grid, const ContourOptions& options, ContourResult& result) {
-  result = BrickMesher<S>(grid, options, std::move(result)).run();
+  ContourScratch scratch;
+  contour(grid, options, result, scratch);
+}
+
+template <class S>
+void contour(const Grid<S>& grid, const ContourOptions& options, ContourResult& result, ContourScratch& scratch) {
+  result = BrickMesher<S>(grid, options, std::move(result), scratch).run();
 }
 
 namespace detail {
@@ -1351,5 +1400,7 @@ template ContourResult contour<float>(const Grid<float>&, const ContourOptions&)
 template ContourResult contour<double>(const Grid<double>&, const ContourOptions&);
 template void contour<float>(const Grid<float>&, const ContourOptions&, ContourResult&);
 template void contour<double>(const Grid<double>&, const ContourOptions&, ContourResult&);
+template void contour<float>(const Grid<float>&, const ContourOptions&, ContourResult&, ContourScratch&);
+template void contour<double>(const Grid<double>&, const ContourOptions&, ContourResult&, ContourScratch&);
 
 }  // namespace distgrid

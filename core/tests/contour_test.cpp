@@ -6,11 +6,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <numbers>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "distgrid/detail/contour_cases.hpp"
@@ -132,6 +134,60 @@ TYPED_TEST(ContourTest, emptyGridGivesEmptyMesh) {
   EXPECT_TRUE(contour(grid, kMarchingCubes).mesh.triangles.empty());
 }
 
+/// Stored bricks b and c, each holding a small ball.
+template <class S>
+Grid<S> two_balls(double h, const std::array<std::int64_t, 3>& b, const std::array<std::int64_t, 3>& c) {
+  Grid<S> grid(h, 3);
+  for (const auto& at : {b, c}) {
+    S* values = grid.add_brick(brick_key(at[0], at[1], at[2]));
+    for (int n = 0; n < kBrickNodes; ++n) {
+      const double x = (n & 7) - 3.5, y = ((n >> 3) & 7) - 3.25, z = (n >> 6) - 3.75;
+      values[n] = static_cast<S>(std::min((std::sqrt(x * x + y * y + z * z) - 2.6) * h, 3 * h));
+    }
+  }
+  return grid;
+}
+
+void expect_same_result(const ContourResult& a, const ContourResult& b, const std::string& what) {
+  SCOPED_TRACE(what);
+  EXPECT_EQ(a.mesh.positions, b.mesh.positions);
+  EXPECT_EQ(a.mesh.normals, b.mesh.normals);
+  EXPECT_EQ(a.mesh.triangles, b.mesh.triangles);
+  EXPECT_EQ(a.bricks_meshed, b.bricks_meshed);
+  EXPECT_EQ(a.cells_visited, b.cells_visited);
+  EXPECT_EQ(a.split_cells, b.split_cells);
+}
+
+TYPED_TEST(ContourTest, aScratchReusedAcrossGridsGivesTheFreshResult) {
+  // Grids with and without the brick lookup box, larger before smaller, both
+  // storages and an empty grid, through one scratch and one result.
+  const Grid<TypeParam> sphere = bake_part<TypeParam>("sphere", 1.0 / 16);
+  const Grid<TypeParam> far = two_balls<TypeParam>(0.125, {-60000, 0, 0}, {60000, 200, 3});
+  const Grid<TypeParam> torus = bake_part<TypeParam>("torus", 1.0 / 16);
+  const Grid<TypeParam> empty(0.125, 3);
+  const Grid<float> torus_float = bake_part<float>("torus", 1.0 / 16);
+  const Grid<double> sphere_double = bake_part<double>("sphere", 1.0 / 16);
+  ContourScratch scratch;
+  ContourResult reused;
+  for (const ContourOptions& options : {kSurfaceNets, kManifoldNets, kMarchingCubes}) {
+    const std::string mode = std::string(mesher_name(options.mesher)) + (options.manifold ? " manifold" : "");
+    for (const auto& [grid, name] : {std::pair{&sphere, "sphere"}, {&far, "far apart"}, {&torus, "torus"}, {&empty, "empty"}, {&sphere, "sphere again"}}) {
+      contour(*grid, options, reused, scratch);
+      expect_same_result(reused, contour(*grid, options), mode + ", " + name);
+    }
+    contour(torus_float, options, reused, scratch);
+    expect_same_result(reused, contour(torus_float, options), mode + ", float torus");
+    contour(sphere_double, options, reused, scratch);
+    expect_same_result(reused, contour(sphere_double, options), mode + ", double sphere");
+    // A scratch moved from starts afresh; the one moved to carries on.
+    ContourScratch moved = std::move(scratch);
+    contour(torus, options, reused, scratch);
+    expect_same_result(reused, contour(torus, options), mode + ", torus, moved-from scratch");
+    contour(sphere, options, reused, moved);
+    expect_same_result(reused, contour(sphere, options), mode + ", sphere, moved-to scratch");
+  }
+}
+
 TYPED_TEST(ContourTest, meshingIntoAReusedResultGivesTheFreshResult) {
   // The result passed in holds another grid's larger mesh and other counters; all of
   // it is replaced, in every mode, and an empty grid empties it.
@@ -142,12 +198,7 @@ TYPED_TEST(ContourTest, meshingIntoAReusedResultGivesTheFreshResult) {
     const ContourResult fresh = contour(torus, options);
     ASSERT_LT(fresh.mesh.positions.size(), reused.mesh.positions.size());
     contour(torus, options, reused);
-    EXPECT_EQ(reused.mesh.positions, fresh.mesh.positions);
-    EXPECT_EQ(reused.mesh.normals, fresh.mesh.normals);
-    EXPECT_EQ(reused.mesh.triangles, fresh.mesh.triangles);
-    EXPECT_EQ(reused.bricks_meshed, fresh.bricks_meshed);
-    EXPECT_EQ(reused.cells_visited, fresh.cells_visited);
-    EXPECT_EQ(reused.split_cells, fresh.split_cells);
+    expect_same_result(reused, fresh, "torus after sphere");
     contour(Grid<TypeParam>(0.125, 3), options, reused);
     EXPECT_TRUE(reused.mesh.positions.empty() && reused.mesh.normals.empty() && reused.mesh.triangles.empty());
     EXPECT_EQ(reused.bricks_meshed, 0u);
@@ -356,18 +407,8 @@ TYPED_TEST(ContourTest, bricksFarApartMeshLikeBricksCloseTogether) {
   // Bricks spread over more than 2^24 brick positions take the path without a dense
   // brick table; each holds a small ball, so the mesh is two spheres either way.
   const double h = 0.125;
-  const auto add_ball = [h](Grid<TypeParam>& grid, std::int64_t bx, std::int64_t by, std::int64_t bz) {
-    TypeParam* values = grid.add_brick(brick_key(bx, by, bz));
-    for (int n = 0; n < kBrickNodes; ++n) {
-      const double x = (n & 7) - 3.5, y = ((n >> 3) & 7) - 3.25, z = (n >> 6) - 3.75;
-      values[n] = static_cast<TypeParam>(std::min((std::sqrt(x * x + y * y + z * z) - 2.6) * h, 3 * h));
-    }
-  };
-  Grid<TypeParam> near(h, 3), far(h, 3);
-  add_ball(near, 0, 0, 0);
-  add_ball(near, 2, 0, 0);
-  add_ball(far, -60000, 0, 0);
-  add_ball(far, 60000, 200, 3);
+  const Grid<TypeParam> near = two_balls<TypeParam>(h, {0, 0, 0}, {2, 0, 0});
+  const Grid<TypeParam> far = two_balls<TypeParam>(h, {-60000, 0, 0}, {60000, 200, 3});
   for (const ContourOptions& options : {kSurfaceNets, kMarchingCubes}) {
     const MeshStats a = mesh_stats(contour(near, options).mesh);
     const MeshStats b = mesh_stats(contour(far, options).mesh);

@@ -19,6 +19,7 @@
 // world coordinates (i + t) * h with t in [0, 1] inside the cell or on the edge.
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string_view>
 
 #include "distgrid/grid.hpp"
@@ -52,6 +53,27 @@ struct ContourResult {
   std::size_t split_cells = 0;
 };
 
+/// Working arrays of the brick-wise mesher (the bricks' sign bits, a brick lookup
+/// box, the vertex indices shared between bricks), about 1 MB for a sphere of radius
+/// 1 at h = 1/128. Passed to contour() again, they keep their capacity, so a caller
+/// that meshes repeatedly neither reallocates them nor faults in fresh pages for
+/// them. Their contents never carry over from one call to the next; one scratch
+/// serves float and double grids alike, but only one call at a time.
+class ContourScratch {
+ public:
+  ContourScratch();
+  ~ContourScratch();
+  ContourScratch(ContourScratch&&) noexcept;
+  ContourScratch& operator=(ContourScratch&&) noexcept;
+
+  struct Arrays;  // defined where the mesher is
+  /// Created on first use (also after this scratch was moved from).
+  Arrays& arrays();
+
+ private:
+  std::unique_ptr<Arrays> arrays_;
+};
+
 /// Contour of the zero level; an empty grid gives an empty mesh. Throws
 /// Error(toolarge) past 2^32 - 1 vertices (the index type), else only std::bad_alloc. Ambiguous cell faces (two inside corners on a diagonal) are read
 /// the same way from both cells: the inside corners are separated.
@@ -62,6 +84,9 @@ ContourResult contour(const Grid<S>& grid, const ContourOptions& options = {});
 /// reallocating the output and faulting in fresh pages for it on every call.
 template <class S>
 void contour(const Grid<S>& grid, const ContourOptions& options, ContourResult& result);
+/// The same, also reusing the working arrays of an earlier call (see ContourScratch).
+template <class S>
+void contour(const Grid<S>& grid, const ContourOptions& options, ContourResult& result, ContourScratch& scratch);
 
 namespace detail {
 /// The same mesh computed in one piece over every cell from brick extent lo - 1 to
@@ -75,5 +100,7 @@ extern template ContourResult contour<float>(const Grid<float>&, const ContourOp
 extern template ContourResult contour<double>(const Grid<double>&, const ContourOptions&);
 extern template void contour<float>(const Grid<float>&, const ContourOptions&, ContourResult&);
 extern template void contour<double>(const Grid<double>&, const ContourOptions&, ContourResult&);
+extern template void contour<float>(const Grid<float>&, const ContourOptions&, ContourResult&, ContourScratch&);
+extern template void contour<double>(const Grid<double>&, const ContourOptions&, ContourResult&, ContourScratch&);
 
 }  // namespace distgrid
