@@ -319,10 +319,17 @@ struct CellItem {
   Coord global{};
 };
 
-/// add_piece_vertex(..., piece -1, ...) for the first `count` cells, in lane order.
-/// Lanes from count on must hold a valid cell too (their results are dropped).
-void add_cell_vertex_lanes(const Block& block, const std::array<CellItem, kVertexLanes>& cells, std::size_t count, double h,
-                           MeshOut& out) {
+/// Four cells' vertices halfway: where each lies within its cell, and the central
+/// differences at its corners that its normal blends.
+struct LaneVertexParts {
+  LaneVec3 local;
+  std::array<LaneVec3, 8> gradient;  // by corner
+};
+
+/// First stage of add_piece_vertex(..., piece -1, ...) for four cells, one per lane:
+/// the mean of the crossings (local) and the corner gradients.
+[[gnu::always_inline]] inline void locate_lane_vertices(const Block& block, const std::array<CellItem, kVertexLanes>& cells,
+                                                        LaneVertexParts& parts) noexcept {
   LanePointers lowest{};
   LaneMask edges{};
   Lanes count_of_edges{};
@@ -367,23 +374,31 @@ void add_cell_vertex_lanes(const Block& block, const std::array<CellItem, kVerte
         sum[a] += crosses ? one : zero;
     }
   }
-  LaneVec3 local{}, low{};
-  for (std::size_t a = 0; a < 3; ++a) {
-    local[a] = sum[a] / count_of_edges;
-    low[a] = 1 - local[a];
+  for (std::size_t a = 0; a < 3; ++a) parts.local[a] = sum[a] / count_of_edges;
+  // central_difference at each corner, from the transposed rows.
+  for (std::size_t c = 0; c < 8; ++c) {
+    const std::size_t x = 1 + (c & 1);
+    parts.gradient[c] = {corner_row(c, 0, 0)[x + 1] - corner_row(c, 0, 0)[x - 1], corner_row(c, 1, 0)[x] - corner_row(c, -1, 0)[x],
+                         corner_row(c, 0, 1)[x] - corner_row(c, 0, -1)[x]};
   }
+}
+
+/// Second stage: the normal blended from the corner gradients by the vertex's
+/// trilinear weights, the position, and lanes 0..count-1 appended as vertices.
+[[gnu::always_inline]] inline void finish_lane_vertices(const std::array<CellItem, kVertexLanes>& cells,
+                                                        const LaneVertexParts& parts, std::size_t count, double h,
+                                                        MeshOut& out) {
+  const Lanes zero{0, 0, 0, 0};
+  const LaneVec3& local = parts.local;
+  LaneVec3 low{};
+  for (std::size_t a = 0; a < 3; ++a) low[a] = 1 - local[a];
   LaneVec3 normal{zero, zero, zero};
 #pragma GCC unroll 8
   for (std::size_t c = 0; c < 8; ++c) {
     const int corner = static_cast<int>(c);
     const Lanes weight = (corner_offset(corner, 0) ? local[0] : low[0]) * (corner_offset(corner, 1) ? local[1] : low[1]) *
                          (corner_offset(corner, 2) ? local[2] : low[2]);
-    // central_difference at the corner, from the transposed rows.
-    const std::size_t x = 1 + (c & 1);
-    const LaneVec3 gradient{corner_row(c, 0, 0)[x + 1] - corner_row(c, 0, 0)[x - 1],
-                            corner_row(c, 1, 0)[x] - corner_row(c, -1, 0)[x],
-                            corner_row(c, 0, 1)[x] - corner_row(c, 0, -1)[x]};
-    for (std::size_t a = 0; a < 3; ++a) normal[a] += weight * gradient[a];
+    for (std::size_t a = 0; a < 3; ++a) normal[a] += weight * parts.gradient[c][a];
   }
   LaneVec3 position{}, unit{};
   for (std::size_t a = 0; a < 3; ++a) {
@@ -395,30 +410,39 @@ void add_cell_vertex_lanes(const Block& block, const std::array<CellItem, kVerte
   add_lane_vertices(position, unit, count, out);
 }
 
-/// Cells gathered until add_cell_vertex_lanes can take four, in the order they
-/// came, with the table slot each one's vertex index goes to.
+/// Cells gathered until add_cell_vertex_lanes can take a batch, in the order they
+/// came, with the table slot each one's vertex index goes to. A batch holds several
+/// sets of four: each vertex is a long chain of dependent operations (divisions,
+/// ordered sums, a square root), and running the first stage for every set before
+/// the second lets the sets' chains overlap.
 class CellQueue {
  public:
   void push(std::size_t slot, const CellItem& item) noexcept {
-    items_[filled_] = item;
+    items_[filled_ / kVertexLanes][filled_ % kVertexLanes] = item;
     slots_[filled_] = slot;
     ++filled_;
   }
-  bool full() const noexcept { return filled_ == kVertexLanes; }
-  /// Appends the queued cells' vertices (block: their node values) and writes each
-  /// one's vertex index to table[slot]. Empties the queue.
+  bool full() const noexcept { return filled_ == kCapacity; }
+  /// Appends the queued cells' vertices (block: their node values), in queue order,
+  /// and writes each one's vertex index to table[slot]. Empties the queue.
   void flush(const Block& block, double h, MeshOut& out, std::vector<std::uint32_t>& table) {
     if (filled_ == 0) return;
-    for (std::size_t k = filled_; k < kVertexLanes; ++k) items_[k] = items_[filled_ - 1];
+    const std::size_t sets = (filled_ + kVertexLanes - 1) / kVertexLanes;
+    // Lanes past the last cell repeat it (their results are dropped).
+    for (std::size_t k = filled_; k < sets * kVertexLanes; ++k) items_[k / kVertexLanes][k % kVertexLanes] = items_[(filled_ - 1) / kVertexLanes][(filled_ - 1) % kVertexLanes];
     const auto first = static_cast<std::uint32_t>(out.result.mesh.positions.size());
-    add_cell_vertex_lanes(block, items_, filled_, h, out);
+    for (std::size_t set = 0; set < sets; ++set) locate_lane_vertices(block, items_[set], parts_[set]);
+    for (std::size_t set = 0; set < sets; ++set)
+      finish_lane_vertices(items_[set], parts_[set], std::min(kVertexLanes, filled_ - set * kVertexLanes), h, out);
     for (std::size_t k = 0; k < filled_; ++k) table[slots_[k]] = first + static_cast<std::uint32_t>(k);
     filled_ = 0;
   }
 
  private:
-  std::array<CellItem, kVertexLanes> items_{};
-  std::array<std::size_t, kVertexLanes> slots_{};
+  static constexpr std::size_t kSets = 8, kCapacity = kSets * kVertexLanes;
+  std::array<std::array<CellItem, kVertexLanes>, kSets> items_{};
+  std::array<LaneVertexParts, kSets> parts_{};
+  std::array<std::size_t, kCapacity> slots_{};
   std::size_t filled_ = 0;
 };
 
