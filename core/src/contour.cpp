@@ -136,12 +136,24 @@ void for_each_bit(unsigned bits, Visit&& visit) {
   }
 }
 
+/// Asks for the cache line `ahead` bytes past the end of `items` for writing. The
+/// output outgrows the caches, and each new line written would otherwise be
+/// fetched only when a store reaches it. (Integer arithmetic: the address may lie
+/// past the allocation; a prefetch never faults.)
+template <class T>
+void prefetch_for_append(const std::vector<T>& items) noexcept {
+  constexpr std::uintptr_t ahead = 512;
+  __builtin_prefetch(reinterpret_cast<const void*>(reinterpret_cast<std::uintptr_t>(items.data() + items.size()) + ahead), 1);
+}
+
 /// Output being built, with the counters of ContourResult.
 struct MeshOut {
   ContourResult result;
   std::uint32_t add_vertex(const Vec3& position, const Vec3& normal) {
     const std::size_t index = result.mesh.positions.size();
     if (index >= UINT32_MAX) too_many_vertices();
+    prefetch_for_append(result.mesh.positions);
+    prefetch_for_append(result.mesh.normals);
     result.mesh.positions.push_back(position);
     result.mesh.normals.push_back(normal);
     return static_cast<std::uint32_t>(index);
@@ -150,7 +162,10 @@ struct MeshOut {
   [[noreturn, gnu::cold, gnu::noinline]] static void too_many_vertices() {
     throw Error(ErrorCode::toolarge, "contour: more vertices than 32-bit triangle indices can address");
   }
-  void add_triangle(std::uint32_t a, std::uint32_t b, std::uint32_t c) { result.mesh.triangles.push_back({a, b, c}); }
+  void add_triangle(std::uint32_t a, std::uint32_t b, std::uint32_t c) {
+    prefetch_for_append(result.mesh.triangles);
+    result.mesh.triangles.push_back({a, b, c});
+  }
 };
 
 /// Bit e set when edge e of a cell with inside pattern p crosses zero (its corners differ).
@@ -410,15 +425,14 @@ struct LaneVertexParts {
   add_lane_vertices(position, unit, count, out);
 }
 
-/// Cells gathered until add_cell_vertex_lanes can take a batch, in the order they
-/// came, with the table slot each one's vertex index goes to. A batch holds several
-/// sets of four: each vertex is a long chain of dependent operations (divisions,
-/// ordered sums, a square root), and running the first stage for every set before
-/// the second lets the sets' chains overlap.
+/// Surface-nets cells whose vertices are to be made, in the order they came, with
+/// the table slot each one's vertex index goes to; made in sets of four lanes once
+/// eight sets are queued (or the brick ends). The first stage runs for every set
+/// before the second, so the sets' chains of divisions overlap.
 class CellQueue {
  public:
-  void push(std::size_t slot, const CellItem& item) noexcept {
-    items_[filled_ / kVertexLanes][filled_ % kVertexLanes] = item;
+  void push(std::size_t slot, const CellItem& cell) noexcept {
+    item(filled_) = cell;
     slots_[filled_] = slot;
     ++filled_;
   }
@@ -429,7 +443,7 @@ class CellQueue {
     if (filled_ == 0) return;
     const std::size_t sets = (filled_ + kVertexLanes - 1) / kVertexLanes;
     // Lanes past the last cell repeat it (their results are dropped).
-    for (std::size_t k = filled_; k < sets * kVertexLanes; ++k) items_[k / kVertexLanes][k % kVertexLanes] = items_[(filled_ - 1) / kVertexLanes][(filled_ - 1) % kVertexLanes];
+    for (std::size_t k = filled_; k < sets * kVertexLanes; ++k) item(k) = item(filled_ - 1);
     const auto first = static_cast<std::uint32_t>(out.result.mesh.positions.size());
     for (std::size_t set = 0; set < sets; ++set) locate_lane_vertices(block, items_[set], parts_[set]);
     for (std::size_t set = 0; set < sets; ++set)
@@ -440,7 +454,8 @@ class CellQueue {
 
  private:
   static constexpr std::size_t kSets = 8, kCapacity = kSets * kVertexLanes;
-  std::array<std::array<CellItem, kVertexLanes>, kSets> items_{};
+  CellItem& item(std::size_t k) noexcept { return items_[k / kVertexLanes][k % kVertexLanes]; }
+  std::array<std::array<CellItem, kVertexLanes>, kSets> items_{};  // by set and lane
   std::array<LaneVertexParts, kSets> parts_{};
   std::array<std::size_t, kCapacity> slots_{};
   std::size_t filled_ = 0;
