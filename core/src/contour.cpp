@@ -666,11 +666,9 @@ class BrickMesher {
         cell_bricks_(scratch.arrays().cell_bricks),
         position_grid_(scratch.arrays().position_grid),
         plane_shells_(scratch.arrays().plane_shells) {
-    // Only capacity carries over (plane_shells_ entries are read only after this
-    // call's bricks wrote them).
-    lookup_.clear();
-    cell_bricks_.clear();
-    position_grid_.clear();
+    // Of the scratch arrays only capacity carries over: each is filled afresh by the
+    // step that owns it (plane_shells_ entries are read only after this call's
+    // bricks wrote them).
     out_.result.mesh.positions = std::move(reuse.mesh.positions);
     out_.result.mesh.normals = std::move(reuse.mesh.normals);
     out_.result.mesh.triangles = std::move(reuse.mesh.triangles);
@@ -712,6 +710,7 @@ class BrickMesher {
   }
 
   void build_lookup() {
+    lookup_.clear();
     const auto& stored = grid_.stored_keys();
     const auto& inside = grid_.inside_keys();
     if (stored.empty() && inside.empty()) return;
@@ -738,8 +737,8 @@ class BrickMesher {
     }
     lookup_steps_ = {1, lookup_size_[0], lookup_size_[0] * lookup_size_[1]};
     for (int d = 1; d < 8; ++d)
-      for (std::size_t a = 0; a < 3; ++a)
-        lookup_above_[static_cast<std::size_t>(d)] += corner_offset(d, static_cast<int>(a)) * lookup_steps_[a];
+      lookup_above_[static_cast<std::size_t>(d)] = corner_offset(d, 0) * lookup_steps_[0] + corner_offset(d, 1) * lookup_steps_[1] +
+                                                   corner_offset(d, 2) * lookup_steps_[2];
     for (std::size_t d = 0; d < 27; ++d)
       lookup_around_[d] = static_cast<std::size_t>(d % 3) + static_cast<std::size_t>(lookup_steps_[1]) * ((d / 3) % 3) +
                           static_cast<std::size_t>(lookup_steps_[2]) * (d / 9);
@@ -843,6 +842,8 @@ class BrickMesher {
   /// from the bricks below every stored brick and every inside brick that touches
   /// an absent one, a superset of them.
   void plan_cell_bricks() {
+    cell_bricks_.clear();
+    position_grid_.clear();
     // Cell brick c is kept when the signs of brick c and the low faces of the bricks
     // above it (signs_above(d) for offset d = 1..7) have both.
     const auto mixed = [](std::uint8_t signs, auto&& signs_above) {

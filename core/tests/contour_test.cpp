@@ -171,7 +171,8 @@ TYPED_TEST(ContourTest, aScratchReusedAcrossGridsGivesTheFreshResult) {
   ContourResult reused;
   for (const ContourOptions& options : {kSurfaceNets, kManifoldNets, kMarchingCubes}) {
     const std::string mode = std::string(mesher_name(options.mesher)) + (options.manifold ? " manifold" : "");
-    for (const auto& [grid, name] : {std::pair{&sphere, "sphere"}, {&far, "far apart"}, {&torus, "torus"}, {&empty, "empty"}, {&sphere, "sphere again"}}) {
+    for (const auto& [grid, name] : {std::pair{&sphere, "sphere"}, {&far, "far apart"}, {&torus, "torus"}, {&empty, "empty"},
+                                     {&sphere, "sphere again"}}) {
       contour(*grid, options, reused, scratch);
       expect_same_result(reused, contour(*grid, options), mode + ", " + name);
     }
