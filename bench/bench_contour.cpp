@@ -29,9 +29,12 @@ void BM_contour(benchmark::State& state, Mesher mesher, bool manifold) {
   const ContourOptions options{mesher, manifold};
   std::size_t triangles = 0, bricks_meshed = 0;
   // One result and one scratch reused across iterations, as a caller meshing
-  // repeatedly would (the first call's page faults on fresh arrays are not repeated).
+  // repeatedly would. One untimed call first: the first call's growth of fresh
+  // arrays and page faults are not what a repeated call costs, and with about 25
+  // timed calls they would add several percent to the mean.
   ContourResult result;
   ContourScratch scratch;
+  contour(grid, options, result, scratch);
   for (auto _ : state) {
     contour(grid, options, result, scratch);
     triangles = result.mesh.triangles.size();

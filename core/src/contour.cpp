@@ -618,6 +618,19 @@ std::uint8_t nonzero_lanes(const EightLanes& lanes) noexcept {
   return pack_flags(flags.data());
 }
 
+/// Eight doubles, and eight values of a brick's scalar, operated on lane by lane.
+using Doubles8 = double __attribute__((vector_size(64)));
+template <class S>
+struct EightValues;
+template <>
+struct EightValues<float> {
+  using type = float __attribute__((vector_size(32)));
+};
+template <>
+struct EightValues<double> {
+  using type = Doubles8;
+};
+
 /// Stored slot of a brick of the lookup box, or one of these.
 constexpr std::int32_t kAbsentBrick = -1, kInsideBrick = -2;
 
@@ -637,6 +650,8 @@ struct ContourScratch::Arrays {
   std::vector<LookupEntry> lookup;
   std::vector<Coord> cell_bricks;
   std::vector<std::int32_t> position_grid;
+  std::vector<std::size_t> plane_begin;
+  std::vector<std::int32_t> plane_slots;
   std::array<std::vector<std::uint32_t>, 2> plane_shells;
 };
 
@@ -665,6 +680,8 @@ class BrickMesher {
         lookup_(scratch.arrays().lookup),
         cell_bricks_(scratch.arrays().cell_bricks),
         position_grid_(scratch.arrays().position_grid),
+        plane_begin_(scratch.arrays().plane_begin),
+        plane_slots_(scratch.arrays().plane_slots),
         plane_shells_(scratch.arrays().plane_shells) {
     // Of the scratch arrays only capacity carries over: each is filled afresh by the
     // step that owns it (plane_shells_ entries are read only after this call's
@@ -680,33 +697,65 @@ class BrickMesher {
     const std::size_t count = grid.stored_keys().size();
     stored_rows_.resize(count);
     stored_signs_.resize(count);
-    std::array<std::uint8_t, kBrickNodes> flags{};
-    for (std::size_t slot = 0; slot < count; ++slot) {
-      const S* values = grid.brick_values(slot);
-      // Flags first (branch-free, so it vectorises), then eight at a time into bits.
-      for (int n = 0; n < kBrickNodes; ++n) flags[static_cast<std::size_t>(n)] = values[n] < 0 ? 1 : 0;
-      RowBits& rows = stored_rows_[slot];
-      for (std::size_t row = 0; row < 64; ++row) rows[row] = pack_flags(flags.data() + 8 * row);
-      // Any and all of the inside bits over the brick and its faces x = 0 (bit 0 of
-      // every row), y = 0 (rows 8 k) and z = 0 (rows 0..7); plain reductions, so the
-      // one over all rows vectorises.
-      unsigned any = 0, all = 0xff, any_y0 = 0, all_y0 = 0xff, any_z0 = 0, all_z0 = 0xff;
-      for (std::size_t row = 0; row < 64; ++row) {
-        any |= rows[row];
-        all &= rows[row];
-      }
-      for (std::size_t k = 0; k < 8; ++k) {
-        any_y0 |= rows[8 * k];
-        all_y0 &= rows[8 * k];
-        any_z0 |= rows[k];
-        all_z0 &= rows[k];
-      }
-      const auto sets = [](unsigned some, unsigned every, unsigned full) {
-        return static_cast<std::uint8_t>((some != 0 ? kHasInside : 0) | (every != full ? kHasOutside : 0));
-      };
-      stored_signs_[slot] = {sets(any, all, 0xff), {sets(any & 1u, all & 1u, 1), sets(any_y0, all_y0, 0xff), sets(any_z0, all_z0, 0xff)}};
-    }
     build_lookup();
+    if (lookup_.empty()) {
+      for (std::size_t slot = 0; slot < count; ++slot) find_signs(slot);
+    } else {
+      group_slots_by_plane();
+    }
+  }
+
+  /// Inside bits (stored_rows_) and sign sets (stored_signs_) of stored brick `slot`.
+  void find_signs(std::size_t slot) {
+    const S* values = grid_.brick_values(slot);
+    // Flags first (branch-free, so it vectorises), then eight at a time into bits.
+    std::array<std::uint8_t, kBrickNodes> flags;  // every entry written below
+    for (int n = 0; n < kBrickNodes; ++n) flags[static_cast<std::size_t>(n)] = values[n] < 0 ? 1 : 0;
+    RowBits& rows = stored_rows_[slot];
+    for (std::size_t row = 0; row < 64; ++row) rows[row] = pack_flags(flags.data() + 8 * row);
+    // Any and all of the inside bits over the brick and its faces x = 0 (bit 0 of
+    // every row), y = 0 (rows 8 k) and z = 0 (rows 0..7); plain reductions, so the
+    // one over all rows vectorises.
+    unsigned any = 0, all = 0xff, any_y0 = 0, all_y0 = 0xff, any_z0 = 0, all_z0 = 0xff;
+    for (std::size_t row = 0; row < 64; ++row) {
+      any |= rows[row];
+      all &= rows[row];
+    }
+    for (std::size_t k = 0; k < 8; ++k) {
+      any_y0 |= rows[8 * k];
+      all_y0 &= rows[8 * k];
+      any_z0 |= rows[k];
+      all_z0 &= rows[k];
+    }
+    const auto sets = [](unsigned some, unsigned every, unsigned full) {
+      return static_cast<std::uint8_t>((some != 0 ? kHasInside : 0) | (every != full ? kHasOutside : 0));
+    };
+    stored_signs_[slot] = {sets(any, all, 0xff), {sets(any & 1u, all & 1u, 1), sets(any_y0, all_y0, 0xff), sets(any_z0, all_z0, 0xff)}};
+  }
+
+  /// Lists the stored slots of each x plane of the lookup box (plane_slots_ from
+  /// plane_begin_[p] to plane_begin_[p + 1] for plane p), by counting.
+  void group_slots_by_plane() {
+    const auto& stored = grid_.stored_keys();
+    const auto plane_of = [&](std::size_t slot) { return static_cast<std::size_t>(brick_of(stored[slot]).bx - lookup_lo_[0]); };
+    plane_begin_.assign(static_cast<std::size_t>(lookup_size_[0]) + 1, 0);
+    for (std::size_t slot = 0; slot < stored.size(); ++slot) ++plane_begin_[plane_of(slot) + 1];
+    for (std::size_t p = 1; p < plane_begin_.size(); ++p) plane_begin_[p] += plane_begin_[p - 1];
+    plane_slots_.resize(stored.size());
+    // Placed from each plane's end backwards, which leaves plane_begin_ as it was.
+    std::vector<std::size_t> end(plane_begin_.begin() + 1, plane_begin_.end());
+    for (std::size_t slot = stored.size(); slot-- > 0;) plane_slots_[--end[plane_of(slot)]] = static_cast<std::int32_t>(slot);
+  }
+
+  /// find_signs for the stored bricks of x plane x, with their signs copied to lookup_.
+  void find_plane_signs(std::int64_t x) {
+    const auto p = static_cast<std::size_t>(x - lookup_lo_[0]);
+    for (std::size_t k = plane_begin_[p]; k < plane_begin_[p + 1]; ++k) {
+      const auto slot = static_cast<std::size_t>(plane_slots_[k]);
+      find_signs(slot);
+      const BrickCoord b = brick_of(grid_.stored_keys()[slot]);
+      lookup_[lookup_index({b.bx, b.by, b.bz})].signs = stored_signs_[slot];
+    }
   }
 
   void build_lookup() {
@@ -748,7 +797,7 @@ class BrickMesher {
       return lookup_index({b.bx, b.by, b.bz});
     };
     for (std::size_t slot = 0; slot < stored.size(); ++slot)
-      lookup_[index(stored[slot])] = {static_cast<std::int32_t>(slot), stored_signs_[slot]};
+      lookup_[index(stored[slot])] = {static_cast<std::int32_t>(slot), SignSets{}};  // signs: see find_plane_signs
     for (std::int64_t key : inside) lookup_[index(key)] = {kInsideBrick, kInsideSigns};
   }
 
@@ -759,40 +808,60 @@ class BrickMesher {
   }
 
   ContourResult run() {
-    plan_cell_bricks();
     // A smooth surface makes about 6 vertices and 12 triangles per 8 x 8 face of a
-    // brick it crosses; reserving that avoids most regrowth of the output.
-    const std::size_t expected_vertices = cell_bricks_.size() * 6 * 8;
+    // brick it crosses; reserving that for every stored brick avoids most regrowth
+    // of the output.
+    const std::size_t expected_vertices = grid_.stored_keys().size() * 6 * 8;
     out_.result.mesh.positions.reserve(expected_vertices);
     out_.result.mesh.normals.reserve(expected_vertices);
     out_.result.mesh.triangles.reserve(2 * expected_vertices);
-    const std::size_t channels = options_.mesher == Mesher::surface_nets ? 1 : 3;
-    for (std::size_t at = 0; at < cell_bricks_.size(); ++at) {
-      if (at == 0 || cell_bricks_[at][0] != cell_bricks_[at - 1][0]) {
-        // A new x plane: the one before becomes the plane above (or one further up, whose
-        // shells no brick of this plane reads).
-        std::swap(plane_shells_[0], plane_shells_[1]);
-        plane_first_[1] = plane_first_[0];
-        plane_first_[0] = at;
-      }
-      // Grown, never shrunk, and by doubling: the buffers are reused across planes and
-      // their contents need no clearing (only entries a brick saved are read).
-      const std::size_t shells_needed = (at - plane_first_[0] + 1) * channels * kShellSize;
-      if (plane_shells_[0].size() < shells_needed)
-        plane_shells_[0].resize(std::max(shells_needed, 2 * plane_shells_[0].size()));
-      load_sources(cell_bricks_[at], at == 0 ? nullptr : &cell_bricks_[at - 1]);
-      gather(cell_bricks_[at]);
-      if (options_.mesher == Mesher::surface_nets)
-        surface_nets_brick(at);
-      else
-        marching_cubes_brick(at);
-      ++out_.result.bricks_meshed;
-      out_.result.cells_visited += kBrickNodes;
+    cell_bricks_.clear();
+    if (lookup_.empty()) {
+      plan_cell_bricks();
+      for (std::size_t at = 0; at < cell_bricks_.size(); ++at) mesh_cell_brick(at);
+      return std::move(out_.result);
+    }
+    // x planes of cell bricks from the top down. Plane x's cell bricks are chosen by
+    // the signs of planes x and x + 1 and gather from planes x - 1 .. x + 1, so each
+    // plane's signs are found just before their first use, one plane ahead, and the
+    // node values that read brought in are still cached when the gathers read them.
+    position_grid_.assign(lookup_.size(), -1);
+    const std::int64_t top = lookup_lo_[0] + lookup_size_[0] - 2, bottom = lookup_lo_[0] + 1;
+    find_plane_signs(top);
+    for (std::int64_t x = top; x >= bottom; --x) {
+      find_plane_signs(x - 1);
+      const std::size_t first = cell_bricks_.size();
+      plan_plane(x);
+      for (std::size_t at = first; at < cell_bricks_.size(); ++at) mesh_cell_brick(at);
     }
     return std::move(out_.result);
   }
 
  private:
+  /// Meshes the cell brick at position `at` of cell_bricks_ (all before it are done).
+  void mesh_cell_brick(std::size_t at) {
+    const std::size_t channels = options_.mesher == Mesher::surface_nets ? 1 : 3;
+    if (at == 0 || cell_bricks_[at][0] != cell_bricks_[at - 1][0]) {
+      // A new x plane: the one before becomes the plane above (or one further up, whose
+      // shells no brick of this plane reads).
+      std::swap(plane_shells_[0], plane_shells_[1]);
+      plane_first_[1] = plane_first_[0];
+      plane_first_[0] = at;
+    }
+    // Grown, never shrunk, and by doubling: the buffers are reused across planes and
+    // their contents need no clearing (only entries a brick saved are read).
+    const std::size_t shells_needed = (at - plane_first_[0] + 1) * channels * kShellSize;
+    if (plane_shells_[0].size() < shells_needed) plane_shells_[0].resize(std::max(shells_needed, 2 * plane_shells_[0].size()));
+    load_sources(cell_bricks_[at], at == 0 ? nullptr : &cell_bricks_[at - 1]);
+    gather(cell_bricks_[at]);
+    if (options_.mesher == Mesher::surface_nets)
+      surface_nets_brick(at);
+    else
+      marching_cubes_brick(at);
+    ++out_.result.bricks_meshed;
+    out_.result.cells_visited += kBrickNodes;
+  }
+
   // A shell: faces x = 0, y = 0, z = 0 of 8 x 8 entries each, slot p + 8 q for the
   // face's other two coordinates (p the lower axis).
   static constexpr std::size_t kShellSize = 3 * 64;
@@ -837,46 +906,38 @@ class BrickMesher {
     return absent;
   }
 
-  /// Cell bricks whose cells' corners (local 0..8: the brick and the lowest node
-  /// layers of the bricks above) have both signs, in descending order. Enumerated
-  /// from the bricks below every stored brick and every inside brick that touches
-  /// an absent one, a superset of them.
-  void plan_cell_bricks() {
-    cell_bricks_.clear();
-    position_grid_.clear();
-    // Cell brick c is kept when the signs of brick c and the low faces of the bricks
-    // above it (signs_above(d) for offset d = 1..7) have both.
-    const auto mixed = [](std::uint8_t signs, auto&& signs_above) {
-      for (int d = 1; d < 8 && signs != (kHasInside | kHasOutside); ++d) {
-        // Nodes at local 8 on the axes in d lie on the lowest layer of that brick,
-        // within its face normal to the first such axis.
-        const int face = (d & 1) ? 0 : ((d & 2) ? 1 : 2);
-        signs |= signs_above(d).low_face[static_cast<std::size_t>(face)];
-      }
-      return signs == (kHasInside | kHasOutside);
-    };
-    const auto keep_if_mixed = [&](const Coord& c) {
-      if (mixed(source(c).signs.all, [&](int d) {
-            return source({c[0] + corner_offset(d, 0), c[1] + corner_offset(d, 1), c[2] + corner_offset(d, 2)}).signs;
-          }))
-        cell_bricks_.push_back(c);
-    };
-    if (!lookup_.empty()) {
-      // Every cell brick from the extent's lowest corner - 1 to its highest, descending.
-      for (std::int64_t x = lookup_lo_[0] + lookup_size_[0] - 2; x > lookup_lo_[0]; --x)
-        for (std::int64_t y = lookup_lo_[1] + lookup_size_[1] - 2; y > lookup_lo_[1]; --y)
-          for (std::int64_t z = lookup_lo_[2] + lookup_size_[2] - 2; z > lookup_lo_[2]; --z) {
-            const LookupEntry* here = lookup_.data() + lookup_index({x, y, z});
-            if (mixed(here->signs.all, [&](int d) { return here[lookup_above_[static_cast<std::size_t>(d)]].signs; }))
-              cell_bricks_.push_back({x, y, z});
-          }
-      // Positions of the kept bricks over the lookup box, so a brick finds those above
-      // it without a search.
-      position_grid_.assign(lookup_.size(), -1);
-      for (std::size_t at = 0; at < cell_bricks_.size(); ++at)
-        position_grid_[lookup_index(cell_bricks_[at])] = static_cast<std::int32_t>(at);
-      return;
+  /// Whether the cells of a cell brick change sign, from the signs of its brick
+  /// and signs_above(d), those of the bricks at corner offsets d = 1..7 above it.
+  template <class SignsAbove>
+  static bool mixed_signs(std::uint8_t signs, SignsAbove&& signs_above) {
+    for (int d = 1; d < 8 && signs != (kHasInside | kHasOutside); ++d) {
+      // Nodes at local 8 on the axes in d lie on the lowest layer of that brick,
+      // within its face normal to the first such axis.
+      const int face = (d & 1) ? 0 : ((d & 2) ? 1 : 2);
+      signs |= signs_above(d).low_face[static_cast<std::size_t>(face)];
     }
+    return signs == (kHasInside | kHasOutside);
+  }
+
+  /// Appends the cell bricks of x plane x whose cells' corners (local 0..8: the
+  /// brick and the lowest node layers of the bricks above) have both signs, in
+  /// descending (y, z) order, to cell_bricks_ and position_grid_ (lookup_ grids).
+  void plan_plane(std::int64_t x) {
+    for (std::int64_t y = lookup_lo_[1] + lookup_size_[1] - 2; y > lookup_lo_[1]; --y)
+      for (std::int64_t z = lookup_lo_[2] + lookup_size_[2] - 2; z > lookup_lo_[2]; --z) {
+        const std::size_t index = lookup_index({x, y, z});
+        const LookupEntry* here = lookup_.data() + index;
+        if (!mixed_signs(here->signs.all, [&](int d) { return here[lookup_above_[static_cast<std::size_t>(d)]].signs; })) continue;
+        position_grid_[index] = static_cast<std::int32_t>(cell_bricks_.size());
+        cell_bricks_.push_back({x, y, z});
+      }
+  }
+
+  /// Those cell bricks over the whole grid, in descending order, for grids without
+  /// lookup_: enumerated from the bricks below every stored brick and every inside
+  /// brick that touches an absent one, a superset of them.
+  void plan_cell_bricks() {
+    position_grid_.clear();  // bricks above are found by search_position
     std::vector<Coord> candidates;
     const auto add_below = [&](const BrickCoord& b) {
       for (int d = 0; d < 8; ++d)
@@ -894,7 +955,12 @@ class BrickMesher {
     }
     std::sort(candidates.begin(), candidates.end(), std::greater<>());
     candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
-    for (const Coord& c : candidates) keep_if_mixed(c);
+    for (const Coord& c : candidates) {
+      const auto signs_above = [&](int d) {
+        return source({c[0] + corner_offset(d, 0), c[1] + corner_offset(d, 1), c[2] + corner_offset(d, 2)}).signs;
+      };
+      if (mixed_signs(source(c).signs.all, signs_above)) cell_bricks_.push_back(c);
+    }
   }
 
   /// The sources of the first `count` (9 or 27) bricks around cell brick c, at offsets
@@ -989,17 +1055,21 @@ class BrickMesher {
         double* row = block_.values.data() + block_.at(0, y, z);
         const int row_offset = 8 * node_y + 64 * node_z;
         const Source* src = &sources[static_cast<std::size_t>(3 * dy + 9 * dz)];
-        row[0] = src[0].values ? static_cast<double>(src[0].values[row_offset + 7]) : src[0].fill;
+        const double first = src[0].values ? static_cast<double>(src[0].values[row_offset + 7]) : src[0].fill;
+        Doubles8 middle;
         if (src[1].values) {
-          for (int x = 0; x < 8; ++x) row[1 + x] = static_cast<double>(src[1].values[row_offset + x]);
+          typename EightValues<S>::type loaded;
+          std::memcpy(&loaded, src[1].values + row_offset, sizeof loaded);
+          middle = __builtin_convertvector(loaded, Doubles8);
         } else {
-          for (int x = 0; x < 8; ++x) row[1 + x] = src[1].fill;
+          middle = Doubles8{} + src[1].fill;
         }
-        if (src[2].values) {
-          for (int x = 0; x < 3; ++x) row[9 + x] = static_cast<double>(src[2].values[row_offset + x]);
-        } else {
-          for (int x = 0; x < 3; ++x) row[9 + x] = src[2].fill;
-        }
+        std::array<double, 3> last{};
+        for (std::size_t x = 0; x < 3; ++x)
+          last[x] = src[2].values ? static_cast<double>(src[2].values[row_offset + static_cast<int>(x)]) : src[2].fill;
+        row[0] = first;
+        std::memcpy(row + 1, &middle, sizeof middle);
+        std::memcpy(row + 9, last.data(), sizeof last);
       });
     }
   }
@@ -1272,6 +1342,9 @@ class BrickMesher {
   std::vector<Coord>& cell_bricks_;
   // With lookup_: position in cell_bricks_ (or -1) of each brick of the lookup box.
   std::vector<std::int32_t>& position_grid_;
+  // With lookup_: the stored slots of each x plane (see group_slots_by_plane).
+  std::vector<std::size_t>& plane_begin_;
+  std::vector<std::int32_t>& plane_slots_;
   // Shells (vertex indices at local 0 on some axis, see save_shell) of the cell bricks
   // in the current x plane [0] and the plane before [1], by position - plane_first_;
   // bricks further up are never read again, so two planes' buffers are reused.
