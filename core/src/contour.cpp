@@ -178,6 +178,14 @@ constexpr std::array<std::uint16_t, 256> kCrossingEdges = [] {
   return table;
 }();
 
+/// 1 for the inside patterns whose cell surface has more than one piece (a small
+/// table: the cell cases themselves are 37 bytes each).
+constexpr std::array<std::uint8_t, 256> kSplitPatterns = [] {
+  std::array<std::uint8_t, 256> split{};
+  for (std::size_t p = 0; p < 256; ++p) split[p] = kCellCases[p].loop_count > 1 ? 1 : 0;
+  return split;
+}();
+
 /// The bits of Lanes as four 64-bit integers, for masking lanes.
 using LaneMask = std::int64_t __attribute__((vector_size(32)));
 
@@ -1185,13 +1193,14 @@ class BrickMesher {
     table_.resize(729);
     // Vertices of own cells (block local = cell local + 1).
     for_each_mixed_cell([&](int x, int y, int z, std::ptrdiff_t n, unsigned pattern) {
-      const CellCase& cell = split ? manifold_case_at(x, y, z, pattern) : kCellCases[pattern];
-      if (cell.loop_count > 1) ++out_.result.split_cells;
       const Coord global{c[0] * 8 + x, c[1] * 8 + y, c[2] * 8 + z};
       if (split) {
+        const CellCase& cell = manifold_case_at(x, y, z, pattern);
+        if (cell.loop_count > 1) ++out_.result.split_cells;
         table_[table_index(x, y, z)] = add_cell_vertices(block_, n, pattern, global, cell, split, grid_.h(), steps_, out_);
         return;
       }
+      out_.result.split_cells += kSplitPatterns[pattern];
       cell_queue_.push(table_index(x, y, z), {n, pattern, global});
       if (cell_queue_.full()) cell_queue_.flush(block_, grid_.h(), out_, table_);
     });
