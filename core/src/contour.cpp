@@ -6,9 +6,11 @@
 // (local 0..8) have both signs are visited. C looks at nodes from local -1 to 10 on
 // each axis (its cells' corners, 0..8, one more for the corner gradients, and one more
 // for the manifold mode's look at the neighbours of cells at 8): first as one bit per
-// node (inside or not, eight to a byte, kept per stored brick), from which whole rows
-// of cells without a sign change are passed over; then, as double values in a dense
-// block, only the node rows that the vertices of its sign-changing cells read. Then:
+// node (inside or not, eight to a byte, kept per stored brick and found one x plane
+// of bricks ahead of the meshing, so that the node values this reads are still cached
+// for the gathers), from which whole rows of cells without a sign change are passed
+// over; then, as double values in a dense block, only the node rows that the
+// vertices of its sign-changing cells read. Then:
 //  - surface nets: computes the vertices of its own cells (0..7), takes the vertices
 //    of cells at local 8 from the bricks above, and makes the quads of the grid edges
 //    it owns: along axis a the edges starting at local 0..7 on a and 1..8 on the two
