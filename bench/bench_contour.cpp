@@ -29,9 +29,10 @@ void BM_contour(benchmark::State& state, Mesher mesher, bool manifold) {
   const ContourOptions options{mesher, manifold};
   std::size_t triangles = 0, bricks_meshed = 0;
   // One result and one scratch reused across iterations, as a caller meshing
-  // repeatedly would. One untimed call first: the first call's growth of fresh
-  // arrays and page faults are not what a repeated call costs, and with about 25
-  // timed calls they would add several percent to the mean.
+  // repeatedly would. One untimed call first: the first call into a fresh result
+  // and scratch also faults in their pages (about 10 ms more on the sphere), which
+  // such a caller pays once, and short runs of a few timed calls would be dominated
+  // by it.
   ContourResult result;
   ContourScratch scratch;
   contour(grid, options, result, scratch);
