@@ -752,9 +752,11 @@ class BrickMesher {
     for (std::size_t slot = 0; slot < stored.size(); ++slot) ++plane_begin_[plane_of(slot) + 1];
     for (std::size_t p = 1; p < plane_begin_.size(); ++p) plane_begin_[p] += plane_begin_[p - 1];
     plane_slots_.resize(stored.size());
-    // Placed from each plane's end backwards, which leaves plane_begin_ as it was.
-    std::vector<std::size_t> end(plane_begin_.begin() + 1, plane_begin_.end());
-    for (std::size_t slot = stored.size(); slot-- > 0;) plane_slots_[--end[plane_of(slot)]] = static_cast<std::int32_t>(slot);
+    // Each slot at its plane's cursor, which moves plane_begin_[p] to the end of
+    // plane p; shifting the array up one entry then restores the beginnings.
+    for (std::size_t slot = 0; slot < stored.size(); ++slot) plane_slots_[plane_begin_[plane_of(slot)]++] = static_cast<std::int32_t>(slot);
+    std::copy_backward(plane_begin_.begin(), plane_begin_.end() - 1, plane_begin_.end());
+    plane_begin_[0] = 0;
   }
 
   /// find_signs for the stored bricks of x plane x, with their signs copied to lookup_.
