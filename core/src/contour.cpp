@@ -660,8 +660,6 @@ struct ContourScratch::Arrays {
   std::vector<LookupEntry> lookup;
   std::vector<Coord> cell_bricks;
   std::vector<std::int32_t> position_grid;
-  std::vector<std::size_t> plane_begin;
-  std::vector<std::int32_t> plane_slots;
   std::array<std::vector<std::uint32_t>, 2> plane_shells;
 };
 
@@ -690,8 +688,6 @@ class BrickMesher {
         lookup_(scratch.arrays().lookup),
         cell_bricks_(scratch.arrays().cell_bricks),
         position_grid_(scratch.arrays().position_grid),
-        plane_begin_(scratch.arrays().plane_begin),
-        plane_slots_(scratch.arrays().plane_slots),
         plane_shells_(scratch.arrays().plane_shells) {
     // Of the scratch arrays only capacity carries over: each is filled afresh by the
     // step that owns it (plane_shells_ entries are read only after this call's
@@ -708,11 +704,9 @@ class BrickMesher {
     stored_rows_.resize(count);
     stored_signs_.resize(count);
     build_lookup();
-    if (lookup_.empty()) {
+    // With lookup_, run() finds them plane by plane (find_plane_signs).
+    if (lookup_.empty())
       for (std::size_t slot = 0; slot < count; ++slot) find_signs(slot);
-    } else {
-      group_slots_by_plane();
-    }
   }
 
   /// Inside bits (stored_rows_) and sign sets (stored_signs_) of stored brick `slot`.
@@ -743,30 +737,16 @@ class BrickMesher {
     stored_signs_[slot] = {sets(any, all, 0xff), {sets(any & 1u, all & 1u, 1), sets(any_y0, all_y0, 0xff), sets(any_z0, all_z0, 0xff)}};
   }
 
-  /// Lists the stored slots of each x plane of the lookup box (plane_slots_ from
-  /// plane_begin_[p] to plane_begin_[p + 1] for plane p), by counting.
-  void group_slots_by_plane() {
-    const auto& stored = grid_.stored_keys();
-    const auto plane_of = [&](std::size_t slot) { return static_cast<std::size_t>(brick_of(stored[slot]).bx - lookup_lo_[0]); };
-    plane_begin_.assign(static_cast<std::size_t>(lookup_size_[0]) + 1, 0);
-    for (std::size_t slot = 0; slot < stored.size(); ++slot) ++plane_begin_[plane_of(slot) + 1];
-    for (std::size_t p = 1; p < plane_begin_.size(); ++p) plane_begin_[p] += plane_begin_[p - 1];
-    plane_slots_.resize(stored.size());
-    // Each slot at its plane's cursor, which moves plane_begin_[p] to the end of
-    // plane p; shifting the array up one entry then restores the beginnings.
-    for (std::size_t slot = 0; slot < stored.size(); ++slot) plane_slots_[plane_begin_[plane_of(slot)]++] = static_cast<std::int32_t>(slot);
-    std::copy_backward(plane_begin_.begin(), plane_begin_.end() - 1, plane_begin_.end());
-    plane_begin_[0] = 0;
-  }
-
-  /// find_signs for the stored bricks of x plane x, with their signs copied to lookup_.
+  /// find_signs for the stored bricks of x plane x of lookup_, with their signs
+  /// copied into their entries.
   void find_plane_signs(std::int64_t x) {
-    const auto p = static_cast<std::size_t>(x - lookup_lo_[0]);
-    for (std::size_t k = plane_begin_[p]; k < plane_begin_[p + 1]; ++k) {
-      const auto slot = static_cast<std::size_t>(plane_slots_[k]);
+    const auto entries = static_cast<std::size_t>(lookup_size_[1] * lookup_size_[2]);
+    LookupEntry* entry = lookup_.data() + (x - lookup_lo_[0]);
+    for (std::size_t k = 0; k < entries; ++k, entry += lookup_steps_[1]) {
+      if (entry->slot < 0) continue;
+      const auto slot = static_cast<std::size_t>(entry->slot);
       find_signs(slot);
-      const BrickCoord b = brick_of(grid_.stored_keys()[slot]);
-      lookup_[lookup_index({b.bx, b.by, b.bz})].signs = stored_signs_[slot];
+      entry->signs = stored_signs_[slot];
     }
   }
 
@@ -1355,9 +1335,6 @@ class BrickMesher {
   std::vector<Coord>& cell_bricks_;
   // With lookup_: position in cell_bricks_ (or -1) of each brick of the lookup box.
   std::vector<std::int32_t>& position_grid_;
-  // With lookup_: the stored slots of each x plane (see group_slots_by_plane).
-  std::vector<std::size_t>& plane_begin_;
-  std::vector<std::int32_t>& plane_slots_;
   // Shells (vertex indices at local 0 on some axis, see save_shell) of the cell bricks
   // in the current x plane [0] and the plane before [1], by position - plane_first_;
   // bricks further up are never read again, so two planes' buffers are reused.
