@@ -704,7 +704,8 @@ class BrickMesher {
     stored_rows_.resize(count);
     stored_signs_.resize(count);
     build_lookup();
-    // With lookup_, run() finds them plane by plane (find_plane_signs).
+    // Inside bits and signs: here for every brick without lookup_; with it, run()
+    // finds them one x plane at a time (find_plane_signs).
     if (lookup_.empty())
       for (std::size_t slot = 0; slot < count; ++slot) find_signs(slot);
   }
