@@ -337,6 +337,18 @@ constexpr std::size_t row_slot(int dy, int dz) { return static_cast<std::size_t>
   rows[3] = __builtin_shufflevector(odd01, odd23, 2, 3, 6, 7);
 }
 
+/// Loads nodes x = 0, 1 from `offset` on of each lane's pointer into rows[1] and
+/// rows[2] (the entries of x = -1 and 2, rows[0] and rows[3], are left alone).
+[[gnu::always_inline]] inline void transpose_row_middles(const LanePointers& nodes, std::ptrdiff_t offset, RowLanes& rows) noexcept {
+  using Pair = double __attribute__((vector_size(16)));
+  std::array<Pair, kVertexLanes> pairs{};
+  for (std::size_t k = 0; k < kVertexLanes; ++k) std::memcpy(&pairs[k], nodes[k] + offset + 1, sizeof(Pair));
+  const Lanes lanes02 = __builtin_shufflevector(pairs[0], pairs[2], 0, 1, 2, 3);
+  const Lanes lanes13 = __builtin_shufflevector(pairs[1], pairs[3], 0, 1, 2, 3);
+  rows[1] = __builtin_shufflevector(lanes02, lanes13, 0, 4, 2, 6);
+  rows[2] = __builtin_shufflevector(lanes02, lanes13, 1, 5, 3, 7);
+}
+
 /// A surface-nets cell whose vertex (for all its crossings) is to be made.
 struct CellItem {
   std::ptrdiff_t node = 0;  // lowest corner in the block
@@ -367,14 +379,23 @@ struct LaneVertexParts {
   // Nodes x = -1..2 (from each cell's lowest corner) of the node rows at y, z offsets
   // -1..2 that the corners and their central differences read, across the lanes.
   std::array<RowLanes, 16> rows{};
+  // The rows around the cell's four corner rows serve only the central differences
+  // across them, at x = 0 and 1.
   const auto load_row = [&](int dy, int dz) {
     transpose_rows(lowest, dy * along_y + dz * along_z - 1, rows[row_slot(dy, dz)]);
   };
-  for (int dz = 0; dz < 2; ++dz)
-    for (int dy = -1; dy < 3; ++dy) load_row(dy, dz);
+  const auto load_row_middle = [&](int dy, int dz) {
+    transpose_row_middles(lowest, dy * along_y + dz * along_z - 1, rows[row_slot(dy, dz)]);
+  };
+  for (int dz = 0; dz < 2; ++dz) {
+    load_row_middle(-1, dz);
+    load_row(0, dz);
+    load_row(1, dz);
+    load_row_middle(2, dz);
+  }
   for (int dy = 0; dy < 2; ++dy) {
-    load_row(dy, -1);
-    load_row(dy, 2);
+    load_row_middle(dy, -1);
+    load_row_middle(dy, 2);
   }
   // Corner c's value, and x = -1..2 of its row.
   const auto corner_row = [&](std::size_t c, int dy, int dz) -> const RowLanes& {
