@@ -761,8 +761,7 @@ class BrickMesher {
 
   /// find_signs for the stored bricks of x plane x of lookup_, with their signs
   /// copied into their entries. Each brick's values are requested from memory while
-  /// the brick before it is read: bricks lie apart in memory, and the processor's
-  /// own prefetcher would only start on each after its first misses.
+  /// the brick before it is read.
   void find_plane_signs(std::int64_t x) {
     const auto entries = static_cast<std::size_t>(lookup_size_[1] * lookup_size_[2]);
     const auto find = [&](LookupEntry& entry) {
@@ -774,8 +773,7 @@ class BrickMesher {
     LookupEntry* entry = lookup_.data() + (x - lookup_lo_[0]);
     for (std::size_t k = 0; k < entries; ++k, entry += lookup_steps_[1]) {
       if (entry->slot < 0) continue;
-      const auto* bytes = reinterpret_cast<const char*>(grid_.brick_values(static_cast<std::size_t>(entry->slot)));
-      for (std::size_t line = 0; line < kBrickNodes * sizeof(S); line += 64) __builtin_prefetch(bytes + line);
+      detail::prefetch_values(grid_.brick_values(static_cast<std::size_t>(entry->slot)), kBrickNodes);
       if (requested != nullptr) find(*requested);
       requested = entry;
     }

@@ -251,18 +251,12 @@ void GridAccessor<S>::move_to(std::int64_t bx, std::int64_t by, std::int64_t bz)
   // Queries that move in brick order (the last brick served several) read much
   // of the new brick next, and the faces of its +x, +y, +z neighbours: fetch
   // those cache lines all at once rather than one miss after another.
-  constexpr std::size_t kLine = 64;
-  if (const S* values = centre.values) {
-    const char* bytes = reinterpret_cast<const char*>(values);
-    for (std::size_t offset = 0; offset < kBrickNodes * sizeof(S); offset += kLine) __builtin_prefetch(bytes + offset);
-  }
+  if (const S* values = centre.values) detail::prefetch_values(values, kBrickNodes);
   if (const S* values = look_up(cell_index(1, 0, 0)).values)  // the i = 0 column of every row
     for (int row = 0; row < 64; ++row) __builtin_prefetch(values + 8 * row);
   if (const S* values = look_up(cell_index(0, 1, 0)).values)  // the j = 0 row of every plane
     for (int plane = 0; plane < 8; ++plane) __builtin_prefetch(values + 64 * plane);
-  if (const S* values = look_up(cell_index(0, 0, 1)).values)  // the k = 0 plane
-    for (std::size_t offset = 0; offset < 64 * sizeof(S); offset += kLine)
-      __builtin_prefetch(reinterpret_cast<const char*>(values) + offset);
+  if (const S* values = look_up(cell_index(0, 0, 1)).values) detail::prefetch_values(values, 64);  // the k = 0 plane
 }
 
 template <class S>
