@@ -291,22 +291,26 @@ std::uint32_t add_cell_vertices(const Block& block, std::ptrdiff_t n, unsigned p
 }
 
 // Surface-nets vertices in lanes. One vertex is a long chain of dependent operations
-// (divisions, ordered sums, a square root); computing four vertices side by side, one
-// per lane, keeps the processor busy while each chain waits. Lane k performs exactly
+// (divisions, ordered sums, a square root); computing eight vertices side by side, one
+// per lane (one 512-bit vector, or two or four narrower ones where the processor has
+// no AVX-512), keeps the processor busy while each chain waits. Lane k performs exactly
 // add_piece_vertex's IEEE operations in its order, so every vertex is the same bit for
 // bit (the dense reference mesher, which the tests compare with, calls add_piece_vertex).
 
-constexpr std::size_t kVertexLanes = 4;
+constexpr std::size_t kVertexLanes = 8;
+/// One double per vertex lane, and the bits of such lanes for masking them.
+using VertexLanes = double __attribute__((vector_size(8 * kVertexLanes)));
+using VertexLaneMask = std::int64_t __attribute__((vector_size(8 * kVertexLanes)));
 using LanePointers = std::array<const double*, kVertexLanes>;
-using LaneVec3 = std::array<Lanes, 3>;
+using LaneVec3 = std::array<VertexLanes, 3>;
 
 /// unit_or_zero per lane.
 [[gnu::always_inline]] inline void lane_units_or_zero(const LaneVec3& v, LaneVec3& unit) noexcept {
-  const Lanes squared = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
-  Lanes length;
+  const VertexLanes squared = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
+  VertexLanes length;
   for (std::size_t k = 0; k < kVertexLanes; ++k) length[k] = std::sqrt(squared[k]);
-  const Lanes zero{0, 0, 0, 0}, largest = zero + std::numeric_limits<double>::max();
-  const LaneMask usable = (length > zero) & (length <= largest);
+  const VertexLanes zero{}, largest = zero + std::numeric_limits<double>::max();
+  const VertexLaneMask usable = (length > zero) & (length <= largest);
   for (std::size_t a = 0; a < 3; ++a) unit[a] = usable ? v[a] / length : zero;
 }
 
@@ -317,36 +321,47 @@ using LaneVec3 = std::array<Lanes, 3>;
 }
 
 /// Four consecutive nodes of a row in each lane: element i holds node i of every lane.
-using RowLanes = std::array<Lanes, 4>;
+using RowLanes = std::array<VertexLanes, 4>;
 
 /// Slot in a 4 x 4 array of RowLanes of the row at offsets dy, dz (each -1..2).
 constexpr std::size_t row_slot(int dy, int dz) { return static_cast<std::size_t>((dy + 1) + 4 * (dz + 1)); }
 
 /// Loads the four nodes from `offset` on of each lane's pointer (one load per lane)
-/// and transposes them so that rows[i] holds node i of every lane.
+/// and transposes them so that rows[i] holds node i of every lane. Lanes 0..3 and
+/// 4..7 go through the same steps in the two halves of each vector.
 [[gnu::always_inline]] inline void transpose_rows(const LanePointers& nodes, std::ptrdiff_t offset, RowLanes& rows) noexcept {
-  std::array<Lanes, kVertexLanes> lane_rows{};
-  for (std::size_t k = 0; k < kVertexLanes; ++k) std::memcpy(&lane_rows[k], nodes[k] + offset, sizeof(Lanes));
-  const Lanes even01 = __builtin_shufflevector(lane_rows[0], lane_rows[1], 0, 4, 2, 6);
-  const Lanes odd01 = __builtin_shufflevector(lane_rows[0], lane_rows[1], 1, 5, 3, 7);
-  const Lanes even23 = __builtin_shufflevector(lane_rows[2], lane_rows[3], 0, 4, 2, 6);
-  const Lanes odd23 = __builtin_shufflevector(lane_rows[2], lane_rows[3], 1, 5, 3, 7);
-  rows[0] = __builtin_shufflevector(even01, even23, 0, 1, 4, 5);
-  rows[1] = __builtin_shufflevector(odd01, odd23, 0, 1, 4, 5);
-  rows[2] = __builtin_shufflevector(even01, even23, 2, 3, 6, 7);
-  rows[3] = __builtin_shufflevector(odd01, odd23, 2, 3, 6, 7);
+  using Quad = double __attribute__((vector_size(32)));
+  std::array<Quad, kVertexLanes> lane_rows{};
+  for (std::size_t k = 0; k < kVertexLanes; ++k) std::memcpy(&lane_rows[k], nodes[k] + offset, sizeof(Quad));
+  // halves[k]: lane k's nodes, then lane k + 4's.
+  std::array<VertexLanes, 4> halves{};
+  for (std::size_t k = 0; k < 4; ++k) halves[k] = __builtin_shufflevector(lane_rows[k], lane_rows[k + 4], 0, 1, 2, 3, 4, 5, 6, 7);
+  const VertexLanes even01 = __builtin_shufflevector(halves[0], halves[1], 0, 8, 2, 10, 4, 12, 6, 14);
+  const VertexLanes odd01 = __builtin_shufflevector(halves[0], halves[1], 1, 9, 3, 11, 5, 13, 7, 15);
+  const VertexLanes even23 = __builtin_shufflevector(halves[2], halves[3], 0, 8, 2, 10, 4, 12, 6, 14);
+  const VertexLanes odd23 = __builtin_shufflevector(halves[2], halves[3], 1, 9, 3, 11, 5, 13, 7, 15);
+  rows[0] = __builtin_shufflevector(even01, even23, 0, 1, 8, 9, 4, 5, 12, 13);
+  rows[1] = __builtin_shufflevector(odd01, odd23, 0, 1, 8, 9, 4, 5, 12, 13);
+  rows[2] = __builtin_shufflevector(even01, even23, 2, 3, 10, 11, 6, 7, 14, 15);
+  rows[3] = __builtin_shufflevector(odd01, odd23, 2, 3, 10, 11, 6, 7, 14, 15);
 }
 
 /// Loads nodes x = 0, 1 from `offset` on of each lane's pointer into rows[1] and
 /// rows[2] (the entries of x = -1 and 2, rows[0] and rows[3], are left alone).
 [[gnu::always_inline]] inline void transpose_row_middles(const LanePointers& nodes, std::ptrdiff_t offset, RowLanes& rows) noexcept {
   using Pair = double __attribute__((vector_size(16)));
+  using Quad = double __attribute__((vector_size(32)));
   std::array<Pair, kVertexLanes> pairs{};
   for (std::size_t k = 0; k < kVertexLanes; ++k) std::memcpy(&pairs[k], nodes[k] + offset + 1, sizeof(Pair));
-  const Lanes lanes02 = __builtin_shufflevector(pairs[0], pairs[2], 0, 1, 2, 3);
-  const Lanes lanes13 = __builtin_shufflevector(pairs[1], pairs[3], 0, 1, 2, 3);
-  rows[1] = __builtin_shufflevector(lanes02, lanes13, 0, 4, 2, 6);
-  rows[2] = __builtin_shufflevector(lanes02, lanes13, 1, 5, 3, 7);
+  // The pairs of the even lanes 0, 2, 4, 6 one after another, and of the odd lanes.
+  const Quad lanes02 = __builtin_shufflevector(pairs[0], pairs[2], 0, 1, 2, 3);
+  const Quad lanes46 = __builtin_shufflevector(pairs[4], pairs[6], 0, 1, 2, 3);
+  const Quad lanes13 = __builtin_shufflevector(pairs[1], pairs[3], 0, 1, 2, 3);
+  const Quad lanes57 = __builtin_shufflevector(pairs[5], pairs[7], 0, 1, 2, 3);
+  const VertexLanes even = __builtin_shufflevector(lanes02, lanes46, 0, 1, 2, 3, 4, 5, 6, 7);
+  const VertexLanes odd = __builtin_shufflevector(lanes13, lanes57, 0, 1, 2, 3, 4, 5, 6, 7);
+  rows[1] = __builtin_shufflevector(even, odd, 0, 8, 2, 10, 4, 12, 6, 14);
+  rows[2] = __builtin_shufflevector(even, odd, 1, 9, 3, 11, 5, 13, 7, 15);
 }
 
 /// A surface-nets cell whose vertex (for all its crossings) is to be made.
@@ -356,20 +371,20 @@ struct CellItem {
   Coord global{};
 };
 
-/// Four cells' vertices halfway: where each lies within its cell, and the central
-/// differences at its corners that its normal blends.
+/// A set of cells' vertices halfway, one cell per lane: where each lies within its
+/// cell, and the central differences at its corners that its normal blends.
 struct LaneVertexParts {
   LaneVec3 local;
   std::array<LaneVec3, 8> gradient;  // by corner
 };
 
-/// First stage of add_piece_vertex(..., piece -1, ...) for four cells, one per lane:
+/// First stage of add_piece_vertex(..., piece -1, ...) for a set of cells, one per lane:
 /// the mean of the crossings (local) and the corner gradients.
 [[gnu::always_inline]] inline void locate_lane_vertices(const Block& block, const std::array<CellItem, kVertexLanes>& cells,
                                                         LaneVertexParts& parts) noexcept {
   LanePointers lowest{};
-  LaneMask edges{};
-  Lanes count_of_edges{};
+  VertexLaneMask edges{};
+  VertexLanes count_of_edges{};
   for (std::size_t k = 0; k < kVertexLanes; ++k) {
     lowest[k] = block.values.data() + cells[k].node;
     edges[k] = kCrossingEdges[cells[k].pattern];
@@ -401,18 +416,18 @@ struct LaneVertexParts {
   const auto corner_row = [&](std::size_t c, int dy, int dz) -> const RowLanes& {
     return rows[row_slot(corner_offset(static_cast<int>(c), 1) + dy, corner_offset(static_cast<int>(c), 2) + dz)];
   };
-  std::array<Lanes, 8> d{};
+  std::array<VertexLanes, 8> d{};
   for (std::size_t c = 0; c < 8; ++c) d[c] = corner_row(c, 0, 0)[1 + static_cast<std::size_t>(c & 1)];
-  const Lanes zero{0, 0, 0, 0}, one{1, 1, 1, 1};
+  const VertexLanes zero{}, one = zero + 1;
   // The mean of the crossings: per axis, the crossing edges' t (edges along it) and
   // lower-corner offsets (edges across it) in ascending edge order. Terms that are
   // +0 are left out; that leaves the sums unchanged (see add_piece_vertex).
   LaneVec3 sum{zero, zero, zero};
 #pragma GCC unroll 12
   for (std::size_t e = 0; e < 12; ++e) {
-    const Lanes da = d[static_cast<std::size_t>(kEdgeCorners[e][0])], db = d[static_cast<std::size_t>(kEdgeCorners[e][1])];
-    const Lanes t = da / (da - db);
-    const LaneMask crosses = ((edges >> static_cast<std::int64_t>(e)) & 1) != 0;
+    const VertexLanes da = d[static_cast<std::size_t>(kEdgeCorners[e][0])], db = d[static_cast<std::size_t>(kEdgeCorners[e][1])];
+    const VertexLanes t = da / (da - db);
+    const VertexLaneMask crosses = ((edges >> static_cast<std::int64_t>(e)) & 1) != 0;
     for (std::size_t a = 0; a < 3; ++a) {
       if (a == e / 4)
         sum[a] += crosses ? t : zero;
@@ -434,7 +449,7 @@ struct LaneVertexParts {
 [[gnu::always_inline]] inline void finish_lane_vertices(const std::array<CellItem, kVertexLanes>& cells,
                                                         const LaneVertexParts& parts, std::size_t count, double h,
                                                         MeshOut& out) {
-  const Lanes zero{0, 0, 0, 0};
+  const VertexLanes zero{};
   const LaneVec3& local = parts.local;
   LaneVec3 low{};
   for (std::size_t a = 0; a < 3; ++a) low[a] = 1 - local[a];
@@ -442,13 +457,13 @@ struct LaneVertexParts {
 #pragma GCC unroll 8
   for (std::size_t c = 0; c < 8; ++c) {
     const int corner = static_cast<int>(c);
-    const Lanes weight = (corner_offset(corner, 0) ? local[0] : low[0]) * (corner_offset(corner, 1) ? local[1] : low[1]) *
+    const VertexLanes weight = (corner_offset(corner, 0) ? local[0] : low[0]) * (corner_offset(corner, 1) ? local[1] : low[1]) *
                          (corner_offset(corner, 2) ? local[2] : low[2]);
     for (std::size_t a = 0; a < 3; ++a) normal[a] += weight * parts.gradient[c][a];
   }
   LaneVec3 position{}, unit{};
   for (std::size_t a = 0; a < 3; ++a) {
-    Lanes origin{};
+    VertexLanes origin{};
     for (std::size_t k = 0; k < kVertexLanes; ++k) origin[k] = static_cast<double>(cells[k].global[a]);
     position[a] = (origin + local[a]) * h;
   }
@@ -457,8 +472,8 @@ struct LaneVertexParts {
 }
 
 /// Surface-nets cells whose vertices are to be made, in the order they came, with
-/// the table slot each one's vertex index goes to; made in sets of four lanes once
-/// eight sets are queued (or the brick ends). The first stage runs for every set
+/// the table slot each one's vertex index goes to; made in sets of kVertexLanes
+/// lanes once kSets sets are queued (or the brick ends). The first stage runs for every set
 /// before the second, so the sets' chains of divisions overlap.
 class CellQueue {
  public:
@@ -484,7 +499,7 @@ class CellQueue {
   }
 
  private:
-  static constexpr std::size_t kSets = 8, kCapacity = kSets * kVertexLanes;
+  static constexpr std::size_t kSets = 4, kCapacity = kSets * kVertexLanes;
   CellItem& item(std::size_t k) noexcept { return items_[k / kVertexLanes][k % kVertexLanes]; }
   std::array<std::array<CellItem, kVertexLanes>, kSets> items_{};  // by set and lane
   std::array<LaneVertexParts, kSets> parts_{};
