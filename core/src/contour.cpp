@@ -326,13 +326,15 @@ using RowLanes = std::array<VertexLanes, 4>;
 /// Slot in a 4 x 4 array of RowLanes of the row at offsets dy, dz (each -1..2).
 constexpr std::size_t row_slot(int dy, int dz) { return static_cast<std::size_t>((dy + 1) + 4 * (dz + 1)); }
 
+// The transposes below are written out for eight lanes.
+static_assert(kVertexLanes == 8);
+
 /// Loads the four nodes from `offset` on of each lane's pointer (one load per lane)
 /// and transposes them so that rows[i] holds node i of every lane. Lanes 0..3 and
 /// 4..7 go through the same steps in the two halves of each vector.
 [[gnu::always_inline]] inline void transpose_rows(const LanePointers& nodes, std::ptrdiff_t offset, RowLanes& rows) noexcept {
-  using Quad = double __attribute__((vector_size(32)));
-  std::array<Quad, kVertexLanes> lane_rows{};
-  for (std::size_t k = 0; k < kVertexLanes; ++k) std::memcpy(&lane_rows[k], nodes[k] + offset, sizeof(Quad));
+  std::array<Lanes, kVertexLanes> lane_rows{};  // four nodes each
+  for (std::size_t k = 0; k < kVertexLanes; ++k) std::memcpy(&lane_rows[k], nodes[k] + offset, sizeof(Lanes));
   // halves[k]: lane k's nodes, then lane k + 4's.
   std::array<VertexLanes, 4> halves{};
   for (std::size_t k = 0; k < 4; ++k) halves[k] = __builtin_shufflevector(lane_rows[k], lane_rows[k + 4], 0, 1, 2, 3, 4, 5, 6, 7);
@@ -350,14 +352,13 @@ constexpr std::size_t row_slot(int dy, int dz) { return static_cast<std::size_t>
 /// rows[2] (the entries of x = -1 and 2, rows[0] and rows[3], are left alone).
 [[gnu::always_inline]] inline void transpose_row_middles(const LanePointers& nodes, std::ptrdiff_t offset, RowLanes& rows) noexcept {
   using Pair = double __attribute__((vector_size(16)));
-  using Quad = double __attribute__((vector_size(32)));
   std::array<Pair, kVertexLanes> pairs{};
   for (std::size_t k = 0; k < kVertexLanes; ++k) std::memcpy(&pairs[k], nodes[k] + offset + 1, sizeof(Pair));
   // The pairs of the even lanes 0, 2, 4, 6 one after another, and of the odd lanes.
-  const Quad lanes02 = __builtin_shufflevector(pairs[0], pairs[2], 0, 1, 2, 3);
-  const Quad lanes46 = __builtin_shufflevector(pairs[4], pairs[6], 0, 1, 2, 3);
-  const Quad lanes13 = __builtin_shufflevector(pairs[1], pairs[3], 0, 1, 2, 3);
-  const Quad lanes57 = __builtin_shufflevector(pairs[5], pairs[7], 0, 1, 2, 3);
+  const Lanes lanes02 = __builtin_shufflevector(pairs[0], pairs[2], 0, 1, 2, 3);
+  const Lanes lanes46 = __builtin_shufflevector(pairs[4], pairs[6], 0, 1, 2, 3);
+  const Lanes lanes13 = __builtin_shufflevector(pairs[1], pairs[3], 0, 1, 2, 3);
+  const Lanes lanes57 = __builtin_shufflevector(pairs[5], pairs[7], 0, 1, 2, 3);
   const VertexLanes even = __builtin_shufflevector(lanes02, lanes46, 0, 1, 2, 3, 4, 5, 6, 7);
   const VertexLanes odd = __builtin_shufflevector(lanes13, lanes57, 0, 1, 2, 3, 4, 5, 6, 7);
   rows[1] = __builtin_shufflevector(even, odd, 0, 8, 2, 10, 4, 12, 6, 14);
