@@ -459,7 +459,7 @@ struct LaneVertexParts {
   for (std::size_t c = 0; c < 8; ++c) {
     const int corner = static_cast<int>(c);
     const VertexLanes weight = (corner_offset(corner, 0) ? local[0] : low[0]) * (corner_offset(corner, 1) ? local[1] : low[1]) *
-                         (corner_offset(corner, 2) ? local[2] : low[2]);
+                               (corner_offset(corner, 2) ? local[2] : low[2]);
     for (std::size_t a = 0; a < 3; ++a) normal[a] += weight * parts.gradient[c][a];
   }
   LaneVec3 position{}, unit{};
@@ -474,8 +474,8 @@ struct LaneVertexParts {
 
 /// Surface-nets cells whose vertices are to be made, in the order they came, with
 /// the table slot each one's vertex index goes to; made in sets of kVertexLanes
-/// lanes once kSets sets are queued (or the brick ends). The first stage runs for every set
-/// before the second, so the sets' chains of divisions overlap.
+/// lanes once kSets sets are queued (or the brick ends). The first stage runs for
+/// every set before the second, so the sets' chains of divisions overlap.
 class CellQueue {
  public:
   void push(std::size_t slot, const CellItem& cell) noexcept {
