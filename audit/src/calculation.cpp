@@ -353,9 +353,9 @@ const std::vector<Calculation>& calculations() {
           "contour.surface_nets",
           "Surface-nets contour vertices",
           PrecisionClass::bits32_in_part,
-          {{"core/src/contour.cpp", "add_piece_vertex"},
-           {"core/src/contour.cpp", "cell_pattern"},
-           {"core/src/contour.cpp", "contour"}},
+          {{"core/src/contour/surface_nets.hpp", "add_piece_vertex"},
+           {"core/src/contour/node_block.hpp", "cell_pattern"},
+           {"core/src/contour/contour.cpp", "contour"}},
           "a cell whose corners differ in sign (value < 0 inside) gets one vertex at the mean of its crossing edges' "
           "points, t = d_lo / (d_lo - d_hi) from each edge's lower corner, at world (i + local) * h; in double",
           "per part and storage, every cell near the surface for the decision; then vertices of sign-changing cells "
@@ -374,8 +374,8 @@ const std::vector<Calculation>& calculations() {
           "contour.marching_cubes",
           "Marching-cubes contour vertices",
           PrecisionClass::bits32_in_part,
-          {{"core/src/contour.cpp", "add_edge_vertex"},
-           {"core/src/contour.cpp", "contour"}},
+          {{"core/src/contour/marching_cubes.hpp", "add_edge_vertex"},
+           {"core/src/contour/contour.cpp", "contour"}},
           "a grid edge whose ends differ in sign (value < 0 inside) gets one vertex at t = d0 / (d0 - d1) from its "
           "lower node, at world (i + t e_axis) * h; in double",
           "per part and storage, every grid edge near the surface for the decision; then vertices of sign-changing "
