@@ -49,8 +49,8 @@ const std::vector<Calculation>& calculations() {
           "Bricks to compute",
           PrecisionClass::bits64,
           {{"core/src/plan.cpp", "plan_brick_range"},
-           {"core/src/field_json.cpp", "Field<S>::classify"},
-           {"core/src/field_json.cpp", "lipschitz_test"},
+           {"core/src/field.cpp", "Field<S>::classify"},
+           {"core/src/field.cpp", "lipschitz_test"},
            {"core/src/plan.cpp", "plan_bricks"}},
           "brick range = floor(x / h / 8) for the box's limits x (grown by band h), in double; a brick is computed "
           "unless the ball of radius 3.5 sqrt(3) h around its centre ((b * 8 + 3.5) h per axis) is classified wholly "
@@ -318,7 +318,7 @@ const std::vector<Calculation>& calculations() {
           "The compiled formula",
           PrecisionClass::bits64,
           {{"core/include/distgrid/field_nodes.hpp", "Field<S>::eval_node"},
-           {"core/src/field_json.cpp", "Field<S>::eval_batch"}},
+           {"core/src/field.cpp", "Field<S>::eval_batch"}},
           "the formula's tree evaluated in double: primitives' exact distances, min / max for CSG, offsets and "
           "shells, transforms of the point, the gyroid wall",
           "per formula (the default parts and two of the audit's own: a shell of scaled CSG, a uniform gyroid in a "
