@@ -74,7 +74,8 @@ The baseline should be a full run: a quick run's maxima are smaller.
 /// Reads a report, refusing anything that is not a distgrid-audit report.
 nlohmann::json read_report(const std::string& path) {
   nlohmann::json report = read_json_file(path);
-  if (!report.is_object() || report.value("schema", "") != kReportSchema)
+  const auto schema = report.is_object() ? report.find("schema") : report.end();
+  if (schema == report.end() || *schema != kReportSchema)
     throw Error(ErrorCode::badfile, path + ": not a " + std::string(kReportSchema) + " report");
   return report;
 }
@@ -107,6 +108,10 @@ int compare_command(int argc, char** argv) {
     // No comparison was made: not a regression (1), so CI can tell the two apart.
     std::fprintf(stderr, "distgrid-audit: %s: %s\n", std::string(error_code_name(e.code())).c_str(), e.what());
     return 2;
+  } catch (const nlohmann::json::exception& e) {
+    std::fprintf(stderr, "distgrid-audit: badfile: %s or %s is not a valid report: %s\n", names.base.c_str(),
+                 names.current.c_str(), e.what());
+    return 2;
   }
   std::fputs(reports::comparison_text(comparison, names).c_str(), stdout);
   if (auto junit = args.get("--junit")) replace_file(*junit, reports::comparison_junit(comparison));
@@ -124,7 +129,11 @@ int history_command(int argc, char** argv) {
   const auto out = args.get("--out");
   if (!out) throw UsageError{"--out FILE.html is required"};
   if (args.positional.empty()) throw UsageError{"expected one or more REPORT.json"};
-  render::render_history_page(args.positional, *out);
+  try {
+    render::render_history_page(args.positional, *out);
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(ErrorCode::badfile, "a report is malformed: " + std::string(e.what()));
+  }
   std::printf("wrote %s (%zu reports)\n", out->c_str(), args.positional.size());
   return 0;
 }
@@ -146,7 +155,12 @@ int budgets_command(int argc, char** argv, const char* default_budgets) {
   const std::string budgets_path = args.get("--budgets").value_or(default_budgets);
   const nlohmann::json baseline = read_report(*baseline_path);
   const std::string before = read_file(budgets_path);
-  const Ratchet ratchet = ratchet_budgets(budgets_path, baseline, margin);
+  Ratchet ratchet;
+  try {
+    ratchet = ratchet_budgets(budgets_path, baseline, margin);
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(ErrorCode::badfile, *baseline_path + ": a malformed report: " + e.what());
+  }
   std::fputs(ratchet_diff(before, ratchet).c_str(), stdout);
   const auto out = args.get("--out");
   if (out) replace_file(*out, ratchet.text);

@@ -8,10 +8,14 @@
 #include <utility>
 
 #include "distgrid/error.hpp"
+#include "json_read.hpp"
 
 namespace distgrid::reports {
 
 using nlohmann::json;
+using detail::array_of;
+using detail::member;
+using detail::text_of;
 
 namespace {
 
@@ -27,23 +31,6 @@ constexpr const char* kLikeSettings[] = {"storage",    "parts", "spec_parts", "m
 constexpr const char* kStatistics[] = {"error", "errors/arithmetic", "errors/storage", "errors/method"};
 constexpr const char* kUnits[] = {"h", "relative", "ulps"};
 constexpr const char* kSummaries[] = {"max", "p99", "mean", "rms"};
-
-const json* member(const json& object, const std::string& key) {
-  if (!object.is_object()) return nullptr;
-  const auto it = object.find(key);
-  return it == object.end() ? nullptr : &*it;
-}
-
-std::string text_of(const json& object, const std::string& key) {
-  const json* value = member(object, key);
-  return value && value->is_string() ? value->get<std::string>() : std::string();
-}
-
-const json& array_of(const json& object, const std::string& key) {
-  static const json empty = json::array();
-  const json* value = member(object, key);
-  return value && value->is_array() ? *value : empty;
-}
 
 /// The statistics block at a path such as "errors/storage", or nullptr.
 const json* statistics_at(const json& entry, std::string_view path) {

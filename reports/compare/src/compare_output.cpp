@@ -6,10 +6,14 @@
 #include <map>
 
 #include "distgrid/reports/compare.hpp"
+#include "json_read.hpp"
 
 namespace distgrid::reports {
 
 using nlohmann::json;
+using detail::array_of;
+using detail::member;
+using detail::text_of;
 
 namespace {
 
@@ -58,50 +62,38 @@ std::string tolerance_text(const Comparison& c) {
   return text;
 }
 
-const json* member(const json& object, const std::string& key) {
-  if (!object.is_object()) return nullptr;
-  const auto it = object.find(key);
-  return it == object.end() ? nullptr : &*it;
-}
-
 /// "part sphere, generator far #12, x = 0x1p-3, ...: result R, reference F" for a kept input.
 std::string kept_text(const json& kept) {
   std::string out;
-  if (const json* part = member(kept, "part"); part && part->is_string()) out += "part " + part->get<std::string>() + ", ";
-  out += "generator " + kept.value("generator", std::string("?")) + " #" + kept.value("index", json()).dump();
+  if (!text_of(kept, "part").empty()) out += "part " + text_of(kept, "part") + ", ";
+  const json* index = member(kept, "index");
+  const std::string generator = text_of(kept, "generator");
+  out += "generator " + (generator.empty() ? std::string("?") : generator) + " #" + (index ? index->dump() : "?");
   if (const json* input = member(kept, "input"); input && input->is_object())
     for (const auto& [name, value] : input->items())
       out += ", " + name + " = " + (value.is_string() ? value.get<std::string>() : value.dump());
   for (const auto& [first, second] : {std::pair{"result", "reference"}, std::pair{"core", "exact"}})
     if (member(kept, first) && member(kept, second))
-      out += std::string(": ") + first + " " + kept[first].get<std::string>() + ", " + second + " " +
-             kept[second].get<std::string>();
+      out += std::string(": ") + first + " " + text_of(kept, first) + ", " + second + " " + text_of(kept, second);
   return out;
-}
-
-/// The array member `key` of an object, or an empty array; a reference into the object.
-const json& list_of(const json& object, const std::string& key) {
-  static const json empty = json::array();
-  const json* value = member(object, key);
-  return value && value->is_array() ? *value : empty;
 }
 
 /// The worst (or closest) input behind a row in the current report, and the replay option naming it.
 std::pair<const json*, std::string> worst_behind(const json& current, const MetricRow& row) {
-  for (const json& entry : list_of(current, "calculations")) {
-    if (entry.value("id", "") != row.id || entry.value("storage", "") != row.storage) continue;
+  for (const json& entry : array_of(current, "calculations")) {
+    if (text_of(entry, "id") != row.id || text_of(entry, "storage") != row.storage) continue;
     if (row.metric.starts_with("decisions/")) {
       const std::string name = row.metric.substr(10, row.metric.rfind('/') - 10);
-      for (const json& d : list_of(entry, "decisions"))
-        if (d.value("name", "") == name && !list_of(d, "closest").empty()) return {&list_of(d, "closest")[0], name};
+      for (const json& d : array_of(entry, "decisions"))
+        if (text_of(d, "name") == name && !array_of(d, "closest").empty()) return {&array_of(d, "closest")[0], name};
       return {nullptr, ""};
     }
     const std::string block = row.metric.substr(0, row.metric.find('/', row.metric.starts_with("errors/") ? 7 : 0));
     const json* stats = block == "error" ? member(entry, "error") : nullptr;
     if (block.starts_with("errors/"))
       if (const json* separated = member(entry, "errors")) stats = member(*separated, block.substr(7));
-    if (stats && !list_of(*stats, "worst").empty())
-      return {&list_of(*stats, "worst")[0], block == "error" ? "error" : block.substr(7)};
+    if (stats && !array_of(*stats, "worst").empty())
+      return {&array_of(*stats, "worst")[0], block == "error" ? "error" : block.substr(7)};
     return {nullptr, ""};
   }
   return {nullptr, ""};

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "json_read.hpp"
+
 namespace distgrid::reports {
 
 using nlohmann::json;
@@ -27,7 +29,7 @@ std::optional<ConfidenceHeadline> confidence_headline(const json& entry) {
     const double bound = row["lower_bound"].get<double>();
     if (out && !(bound < out->lower_bound)) continue;
     ConfidenceHeadline h;
-    h.metric = row.value("metric", "");
+    h.metric = detail::text_of(row, "metric");
     h.level = confidence.value("level", json()).is_number() ? confidence["level"].get<double>() : 0;
     h.count = row["count"].get<std::uint64_t>();
     h.within = row["within"].get<std::uint64_t>();
@@ -36,7 +38,7 @@ std::optional<ConfidenceHeadline> confidence_headline(const json& entry) {
     bool any = false;
     for (const json& g : row.value("generators", json::array())) {
       if (!readable_share(g) || (any && !(g["lower_bound"].get<double>() < h.weakest_lower_bound))) continue;
-      h.weakest_generator = g.value("name", "");
+      h.weakest_generator = detail::text_of(g, "name");
       h.weakest_count = g["count"].get<std::uint64_t>();
       h.weakest_lower_bound = g["lower_bound"].get<double>();
       any = true;

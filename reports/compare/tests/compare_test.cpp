@@ -296,6 +296,26 @@ TEST(CompareReports, junitHasOneTestcasePerCalculationAndStorageFailingOnRegress
   EXPECT_NE(xml.find("name=\"claim storage.float_rounding\">\n    <failure"), std::string::npos);
 }
 
+TEST(CompareReports, membersOfTheWrongTypeReadAsAbsentAndNeverThrow) {
+  json odd = report();
+  odd["calculations"][0]["error"] = "text";
+  odd["calculations"][0]["errors"]["storage"]["worst"] = 5;
+  odd["calculations"][1]["decisions"] = 3;
+  odd["calculations"][1]["error"]["worst"][0]["generator"] = 4;
+  odd["calculations"][1]["error"]["h"]["max"] = 1.0;
+  odd["calculations"][2]["id"] = 7;
+  odd["claims"][0]["verdict"] = json::array();
+  odd["gate"] = "pass";
+  Comparison c;
+  ASSERT_NO_THROW(c = compare_reports(report(), odd, {}));
+  EXPECT_TRUE(c.regressed());
+  EXPECT_NO_THROW((void)distgrid::reports::comparison_markdown(c, odd, {}));
+  EXPECT_NO_THROW((void)distgrid::reports::comparison_junit(c));
+  EXPECT_NO_THROW((void)distgrid::reports::comparison_text(c, {}));
+  EXPECT_NO_THROW((void)compare_reports(odd, report(), {}));
+  EXPECT_NO_THROW((void)distgrid::reports::gate_summary(odd));
+}
+
 TEST(GateSummary, countsFailedChecksAndEntriesWithoutBudget) {
   json r = report();
   EXPECT_EQ(distgrid::reports::gate_summary(r).shortfalls, 0u);

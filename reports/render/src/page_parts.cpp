@@ -43,7 +43,7 @@ BaselineChanges::BaselineChanges(const json& baseline, const json& report, std::
 
 std::string BaselineChanges::note(const json& entry, std::string_view metric) const {
   if (!active_) return "";
-  const auto at = rows_.find(entry.value("id", "") + " " + entry.value("storage", "") + " " + std::string(metric));
+  const auto at = rows_.find(text_of(entry, "id") + " " + text_of(entry, "storage") + " " + std::string(metric));
   if (at == rows_.end()) return "";
   const reports::MetricRow& row = comparison_.rows[at->second];
   const std::string base = !row.in_base ? "absent" : row.base ? number_text(*row.base, 3) : "null";
@@ -59,10 +59,10 @@ std::string BaselineChanges::note_for_pointer(const json& entry, const std::stri
   if (metric.starts_with("decisions/")) {
     const std::string::size_type slash = metric.find('/', 10);
     const std::string token = metric.substr(10, slash - 10);
-    const json& decisions = entry.value("decisions", json::array());
-    if (!token.empty() && token.find_first_not_of("0123456789") == std::string::npos &&
+    const json& decisions = array_of(entry, "decisions");
+    if (!token.empty() && token.size() < 10 && token.find_first_not_of("0123456789") == std::string::npos &&
         std::stoul(token) < decisions.size())
-      metric = "decisions/" + decisions[std::stoul(token)].value("name", "") +
+      metric = "decisions/" + text_of(decisions[std::stoul(token)], "name") +
                (slash == std::string::npos ? "" : metric.substr(slash));
   }
   return note(entry, metric);
