@@ -38,7 +38,8 @@ class DecisionStats {
   /// Adds one input. make_record() is called only when the input is kept
   /// (misclassified inputs first, then the smallest margins; ties keep the
   /// earlier input first) or is the first of its generator unit (whose
-  /// generator it names, see units). A NaN margin counts as 0.
+  /// generator it names, see units); a debug build calls it for every input
+  /// to check its generator. A NaN margin counts as 0.
   template <class MakeRecord>
   void add(std::string core, std::string exact, double margin_ulps, MakeRecord&& make_record) {
     const bool wrong = core != exact;

@@ -150,8 +150,9 @@ class ErrorStats {
 
   /// Adds one input's error. make_record() is called only when the input
   /// enters the worst list or is the first of its generator unit (whose
-  /// generator it names, see unit_starts). A NaN error counts as non-finite
-  /// and as infinite.
+  /// generator it names, see unit_starts); a debug build calls it for every
+  /// input to check its generator. A NaN error counts as non-finite and as
+  /// infinite.
   template <class MakeRecord>
   void add(ErrorValue value, MakeRecord&& make_record) {
     const bool kept = store(value);
