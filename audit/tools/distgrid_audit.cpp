@@ -28,6 +28,7 @@
 #include "distgrid/file_io.hpp"
 #include "distgrid/mesh_io.hpp"
 #include "distgrid/mesh_parts.hpp"
+#include "../src/build_info.hpp"
 #include "report_commands.hpp"
 
 namespace {
@@ -59,6 +60,7 @@ std::string default_source_dir() {
 }
 
 constexpr const char* kMainHelp = R"(usage: distgrid-audit <command> [options]
+       distgrid-audit --version
 
 Commands:
   run     measure the calculations and write a JSON report
@@ -449,6 +451,10 @@ int main(int argc, char** argv) {
     const std::string command = argv[1];
     if (command == "--help" || command == "-h" || command == "help") {
       std::fputs(kMainHelp, stdout);
+      return 0;
+    }
+    if (command == "--version") {
+      std::printf("distgrid-audit %s (git %s)\n", audit::build_info::kVersion, audit::build_info::kGitRevision);
       return 0;
     }
     if (command == "run") return run_command(argc, argv);
