@@ -34,6 +34,7 @@ using distgrid::command_line::ProgressLine;
 using distgrid::command_line::UsageError;
 
 constexpr const char* kMainHelp = R"(usage: distgrid <command> [options]
+       distgrid --version
 
 Commands:
   bake     bake a grid from a formula spec or a built-in part
@@ -255,6 +256,10 @@ int main(int argc, char** argv) {
     const std::string command = argv[1];
     if (command == "--help" || command == "-h" || command == "help") {
       std::fputs(kMainHelp, stdout);
+      return 0;
+    }
+    if (command == "--version") {
+      std::printf("distgrid %s (git %s)\n", DISTGRID_VERSION, DISTGRID_GIT_REVISION);
       return 0;
     }
     if (command == "bake") return run_bake(argc, argv);
