@@ -37,7 +37,7 @@ int main() {
   // On a node within the band the stored value is the distance rounded to float:
   // 30/32 - 1 = -0.0625 exactly.
   check(grid.sample(0.9375, 0, 0) == -0.0625, "sample on the node (30 h, 0, 0)", grid.sample(0.9375, 0, 0));
-  const auto g = grid.gradient(0.0123, 0.9, 0.02);
+  const auto g = grid.gradient(0.0123, 0.98, 0.02);
   const double norm = std::sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
   check(std::abs(norm - 1) < 0.05, "gradient length near the surface", norm);
   const double exact_volume = 4 * std::numbers::pi / 3;
@@ -59,7 +59,7 @@ int main() {
 
   bool typed = false;
   try {
-    distgrid::compile_field_text<double>(R"({"type": "sphere", "radius": -1})", "bad.json");
+    distgrid::compile_field_text<double>(R"({"type": "sphere", "center": [0, 0, 0], "radius": -1})", "bad.json");
   } catch (const distgrid::Error& e) {
     typed = e.code() == distgrid::ErrorCode::badspec && std::string(e.what()).find("/radius") != std::string::npos;
     std::printf("bad spec: %s: %s\n", std::string(distgrid::error_code_name(e.code())).c_str(), e.what());
