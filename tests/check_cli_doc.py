@@ -79,9 +79,10 @@ def main():
         sys.exit(__doc__)
     tools = {"distgrid": sys.argv[1], "distgrid-audit": sys.argv[2]}
     sections = doc_sections(open(sys.argv[3], encoding="utf-8").read())
-    problems, checked = [], 0
+    problems, checked, listed = [], 0, {("distgrid", "bake --mesh")}
     for name, path in tools.items():
         commands = main_help_commands(run_help(path, []))
+        listed.update((name, c) for c in commands)
         if not commands:
             problems.append(f"{name} --help lists no commands")
         wanted = [(c, [c]) for c in commands]
@@ -99,8 +100,6 @@ def main():
             for option in sorted(table - options):
                 problems.append(f"{name} {command}: docs/cli.md describes {option}, which --help does not have")
             checked += 1
-    listed = {(name, c) for name, path in tools.items() for c in main_help_commands(run_help(path, []))}
-    listed.add(("distgrid", "bake --mesh"))
     for name, command in sorted(set(sections) - listed):
         problems.append(f"docs/cli.md has a section for '{name} {command}', which is no command")
     if problems:
