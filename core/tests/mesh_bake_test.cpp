@@ -14,6 +14,7 @@
 
 #include "distgrid/error.hpp"
 #include "distgrid/mesh_parts.hpp"
+#include "support/test_meshes.hpp"
 
 namespace distgrid {
 namespace {
@@ -210,6 +211,28 @@ TEST(MeshBake, FarApartComponentsBakeLikeEachAlone) {
   EXPECT_EQ(both.stored_brick_count(), 2 * alone.stored_brick_count());
   EXPECT_NEAR(both.volume(), 2 * alone.volume(), 1e-12);
   EXPECT_NEAR(alone.volume(), 0.125 / 6, 0.01);
+}
+
+TEST(MeshBake, AHollowBallBakesAsTheOuterBallLessItsCavity) {
+  const TriangleMesh hollow = test_support::hollow_ball();
+  const TriangleMesh outer(hollow.positions, {hollow.triangles.begin(), hollow.triangles.begin() + 1280}, {});
+  const TriangleMesh inner = test_support::reversed(
+      TriangleMesh(hollow.positions, {hollow.triangles.begin() + 1280, hollow.triangles.end()}, {}));
+  MeshBakeSettings settings;
+  settings.h = 1.0 / 32;
+  MeshBakeStats stats;
+  const Grid<double> grid = bake_mesh<double>(prepare_mesh(hollow, "hollow"), settings, {}, &stats);
+  EXPECT_TRUE(stats.trusted);
+  const double outer_alone = bake_mesh<double>(prepare_mesh(outer, "outer"), settings).volume();
+  const double inner_alone = bake_mesh<double>(prepare_mesh(inner, "inner"), settings).volume();
+  // The shells lie farther apart than two bands, so each node sees one of them and the
+  // cavity's nodes read the negated values of the inner ball's: the volumes subtract.
+  EXPECT_NEAR(grid.volume(), outer_alone - inner_alone, 1e-9);
+  EXPECT_NEAR(grid.volume(), polyhedral_volume(outer) - polyhedral_volume(inner), 0.01);
+  const Vec3 centre{0.0123, -0.0311, 0.0217};
+  EXPECT_EQ(grid.sample(centre[0], centre[1], centre[2]), grid.band_width());  // in the cavity: outside
+  EXPECT_EQ(grid.sample(centre[0] + 0.75, centre[1], centre[2]), -grid.band_width());  // in the wall
+  EXPECT_GT(grid.sample(centre[0] + 0.45, centre[1], centre[2]), 0);  // just inside the cavity's surface
 }
 
 TEST(MeshBake, VolumeConvergesAtSecondOrderInH) {
