@@ -15,10 +15,21 @@
 #include <sstream>
 
 #include "distgrid/error.hpp"
+#include "distgrid/interrupt.hpp"
 
 namespace distgrid {
 
+namespace {
+
+bool is_folder(const std::string& path) {
+  std::error_code error;
+  return std::filesystem::is_directory(path, error);
+}
+
+}  // namespace
+
 std::string read_file(const std::string& path) {
+  if (is_folder(path)) throw Error(ErrorCode::badarg, path + ": is a folder; a file was expected");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(ErrorCode::badfile, path + ": cannot open for reading");
   std::ostringstream bytes;
@@ -40,10 +51,12 @@ std::optional<std::size_t> kill_after_bytes() {
 
 constexpr std::size_t kWriteChunk = std::size_t{1} << 20;
 
-/// Writes all bytes to fd, retrying after signals; false on any other failure.
+/// Writes all bytes to fd, retrying after signals; false on any other failure and
+/// when an interrupt was requested (checked before each chunk of 1 MiB).
 bool write_all(int fd, std::string_view bytes, std::optional<std::size_t> kill_after) {
   std::size_t done = 0;
   while (done < bytes.size()) {
+    if (interrupt_requested()) return false;
     std::size_t chunk = std::min(kWriteChunk, bytes.size() - done);
     if (kill_after && *kill_after >= done && *kill_after < done + chunk) chunk = *kill_after - done;
     if (kill_after && done == *kill_after) ::kill(::getpid(), SIGKILL);
@@ -66,7 +79,17 @@ void sync_parent_folder(const std::string& path) {
 
 }  // namespace
 
+void check_output_path(const std::string& path) {
+  if (path.empty()) throw Error(ErrorCode::badarg, "the output file name is empty");
+  if (is_folder(path) || path.back() == '/')
+    throw Error(ErrorCode::badarg, path + ": is a folder; give the name of the file to write");
+  const std::filesystem::path folder = std::filesystem::path(path).parent_path();
+  if (!folder.empty() && !is_folder(folder.string()))
+    throw Error(ErrorCode::badfile, path + ": the folder " + folder.string() + " does not exist");
+}
+
 void replace_file(const std::string& path, std::string_view bytes) {
+  check_output_path(path);
   const std::string temp = path + ".tmp." + std::to_string(::getpid());
   const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
   if (fd < 0)
@@ -77,6 +100,7 @@ void replace_file(const std::string& path, std::string_view bytes) {
   const bool closed = ::close(fd) == 0;
   if (!written || !closed) {
     std::remove(temp.c_str());
+    throw_if_interrupted();
     throw Error(ErrorCode::badfile,
                 path + ": write failed (" + std::strerror(written ? errno : write_errno) + ")");
   }

@@ -57,6 +57,11 @@ std::string corner_text(const PreparedMesh& mesh, std::uint32_t corner) {
   return buf;
 }
 
+/// "1 shell", "2 shells".
+std::string count_text(std::size_t n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
 /// "12 [(x, y, z), (x, y, z), (x, y, z)]": a triangle by its number as read, and its corners.
 std::string triangle_text(const PreparedMesh& mesh, std::uint32_t prepared) {
   std::string text = std::to_string(mesh.input_triangles[prepared]) + " [";
@@ -253,8 +258,8 @@ PreparedMesh prepare_mesh(const TriangleMesh& input, const std::string& source, 
     report.example_pair = {mesh.input_triangles[crossings.example[0]], mesh.input_triangles[crossings.example[1]]};
     if (!allow_open)
       throw Error(ErrorCode::selfintersect,
-                  source + ": " + std::to_string(crossings.pairs) +
-                      " pairs of triangles meet beyond their shared corners and edges (shells that overlap or touch, "
+                  source + ": " + count_text(crossings.pairs, "pair of triangles meets", "pairs of triangles meet") +
+                      " beyond their shared corners and edges (shells that overlap or touch, "
                       "or a shell through itself), so the mesh bounds no solid; e.g. triangles " +
                       triangle_text(mesh, crossings.example[0]) + " and " + triangle_text(mesh, crossings.example[1]));
   } else if (report.closed()) {
@@ -274,8 +279,8 @@ PreparedMesh prepare_mesh(const TriangleMesh& input, const std::string& source, 
         char volume[64];
         std::snprintf(volume, sizeof volume, "%.6g", nesting.example_volume);
         throw Error(ErrorCode::badmesh,
-                    source + ": " + std::to_string(nesting.misnested) +
-                        " shells face the wrong way for their nesting, so the mesh bounds no solid; e.g. the shell of "
+                    source + ": " + count_text(nesting.misnested, "shell faces", "shells face") +
+                        " the wrong way for the nesting, so the mesh bounds no solid; e.g. the shell of "
                         "triangle " + triangle_text(mesh, nesting.example_triangle) + " (signed volume " + volume +
                         ") faces " + (outward ? "outward" : "inward") + " but " + around +
                         (outward ? " with the same orientation: reverse its triangles to make it a cavity"
@@ -317,12 +322,13 @@ std::string describe(const MeshReport& r) {
   if (!r.example_edge_kind.empty())
     text += "example    " + r.example_edge_kind + " edge between corners " + std::to_string(r.example_edge[0]) + " and " +
             std::to_string(r.example_edge[1]) + "\n";
-  text += "crossings  " + std::to_string(r.intersecting_pairs) + " pairs of triangles meet";
+  text += "crossings  " + count_text(r.intersecting_pairs, "pair of triangles meets", "pairs of triangles meet");
   if (r.intersecting_pairs != 0)
     text += " (e.g. triangles " + std::to_string(r.example_pair[0]) + " and " + std::to_string(r.example_pair[1]) + ")";
   text += "\n";
   if (r.misnested_shells != 0) {
-    text += "shells     " + std::to_string(r.misnested_shells) + " face the wrong way for their nesting (e.g. the shell of triangle " +
+    text += "nesting    " + count_text(r.misnested_shells, "shell faces", "shells face") +
+            " the wrong way (e.g. the shell of triangle " +
             std::to_string(r.example_shell_triangle);
     if (r.example_enclosing_triangle != MeshReport::kNoTriangle)
       text += ", inside the shell of triangle " + std::to_string(r.example_enclosing_triangle);

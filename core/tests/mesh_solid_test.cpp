@@ -111,7 +111,7 @@ TEST(ShellNesting, AcceptsACavityAndRefusesAShellInsideAShellFacingTheSameWay) {
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::badmesh);
     const std::string message = e.what();
-    EXPECT_NE(message.find("nested: 1 shells face the wrong way"), std::string::npos) << message;
+    EXPECT_NE(message.find("nested: 1 shell faces the wrong way"), std::string::npos) << message;
     EXPECT_NE(message.find("shell of triangle 1280"), std::string::npos) << message;  // the inner one
     EXPECT_NE(message.find("inside the shell of triangle 0"), std::string::npos) << message;
   }

@@ -4,6 +4,8 @@
 // *_test.cpp); the hardening tests include it too.
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <string>
 
 #include "distgrid/closest_point.hpp"
 #include "distgrid/mesh.hpp"
@@ -62,6 +64,21 @@ inline TriangleMesh hollow_ball(bool same_orientation = false) {
   const Vec3 centre{0.0123, -0.0311, 0.0217};
   const TriangleMesh inner = icosphere(3, centre, 0.5);
   return joined(icosphere(3, centre, 1), same_orientation ? inner : reversed(inner));
+}
+
+/// The mesh as OBJ text with 17 significant digits, so it reads back exactly.
+inline std::string obj_text(const TriangleMesh& mesh) {
+  std::string text;
+  char line[128];
+  for (const Vec3& p : mesh.positions) {
+    std::snprintf(line, sizeof line, "v %.17g %.17g %.17g\n", p[0], p[1], p[2]);
+    text += line;
+  }
+  for (const auto& t : mesh.triangles) {
+    std::snprintf(line, sizeof line, "f %u %u %u\n", t[0] + 1, t[1] + 1, t[2] + 1);
+    text += line;
+  }
+  return text;
 }
 
 }  // namespace distgrid::test_support
