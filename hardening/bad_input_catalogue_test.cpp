@@ -19,6 +19,8 @@
 #include <string>
 #include <vector>
 
+#include "support/test_meshes.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -107,6 +109,16 @@ std::string bytes_with_nul(const std::string& text) { return text + std::string(
 
 void put_u64(std::string& out, std::uint64_t v) { put(out, v); }
 void put_f64(std::string& out, double v) { put(out, v); }
+
+/// Closed meshes that bound no solid, as OBJ text: two overlapping bunny-like
+/// shells, a shell through itself, and a ball inside a ball facing the same way.
+std::string two_overlapping_shells() {
+  using namespace distgrid::test_support;
+  const distgrid::TriangleMesh bunny = bunny_like(3);
+  return obj_text(joined(bunny, translated(bunny, {0.45, 0.1, 0})));
+}
+std::string self_intersecting_shell() { return distgrid::test_support::obj_text(distgrid::test_support::spindle_torus()); }
+std::string nested_same_orientation() { return distgrid::test_support::obj_text(distgrid::test_support::hollow_ball(true)); }
 
 /// What a .dgrid file (version 1, see core/src/grid_io.cpp) holds, to write it with faults.
 struct DgridContent {
@@ -198,6 +210,14 @@ const std::vector<BadInput>& catalogue() {
        Tool::distgrid, "bake --mesh {in} --h 0.1 --out {out}", 1, "openmesh", {"orient"}},
       {"mesh_all_zero_area", "m.obj", "v 0 0 0\nv 1 0 0\nv 2 0 0\nf 1 2 3\nf 1 3 2\n", Tool::distgrid,
        "bake --mesh {in} --h 0.1 --out {out}", 1, "badmesh", {"non-zero area"}},
+      {"mesh_two_overlapping_shells", "m.obj", two_overlapping_shells(), Tool::distgrid,
+       "bake --mesh {in} --h 0.1 --out {out}", 1, "selfintersect", {"pairs of triangles meet", "e.g. triangles "}},
+      {"mesh_shell_through_itself", "m.obj", self_intersecting_shell(), Tool::distgrid,
+       "bake --mesh {in} --h 0.1 --out {out}", 1, "selfintersect", {"bounds no solid", "e.g. triangles "}},
+      {"mesh_shell_inside_a_shell_facing_the_same_way", "m.obj", nested_same_orientation(), Tool::distgrid,
+       "bake --mesh {in} --h 0.1 --out {out}", 1, "badmesh", {"1 shell faces the wrong way", "shell of triangle 1280"}},
+      {"mesh_estimate_over_the_budget", "m.obj", two_overlapping_shells(), Tool::distgrid,
+       "bake --mesh {in} --h 1e-5 --out {out}", 1, "toolarge", {"at h = 1e-05", "bricks to compute", "triangle-brick pairs"}},
       // PLY
       {"ply_binary_truncated", "m.ply", binary_ply_tetra(48 + 13 * 2), Tool::distgrid,
        "bake --mesh {in} --h 0.1 --out {out}", 1, "badfile", {"byte"}},
@@ -251,6 +271,29 @@ const std::vector<BadInput>& catalogue() {
        "bake --mesh {in} --h 0.001 --max-memory 1M --out {out}", 1, "toolarge", {"memory budget"}},
       {"memory_budget_not_a_size", "s.json", kSphereSpec, Tool::distgrid,
        "bake --spec {in} --h 0.1 --max-memory lots --out {out}", 2, "usage", {"--max-memory"}},
+      // Boxes, folders and misspellings
+      {"bbox_empty", "s.json", kSphereSpec, Tool::distgrid, "bake --spec {in} --h 0.1 --bbox 0,0,0,1,0,1 --out {out}", 1,
+       "badarg", {"--bbox 0,0,0,1,0,1", "X0 < X1"}},
+      {"bbox_not_finite", "s.json", kSphereSpec, Tool::distgrid, "bake --spec {in} --h 0.1 --bbox 0,0,0,inf,1,1 --out {out}",
+       1, "badarg", {"finite"}},
+      {"bbox_five_numbers", "s.json", kSphereSpec, Tool::distgrid, "bake --spec {in} --h 0.1 --bbox 0,0,0,1,1 --out {out}",
+       2, "usage", {"six numbers"}},
+      {"spec_is_a_folder", "", "", Tool::distgrid, "bake --spec {dir} --h 0.1 --out {out}", 1, "badarg",
+       {"is a folder; a file was expected"}},
+      {"mesh_is_a_folder", "", "", Tool::distgrid, "bake --mesh {dir} --h 0.1 --out {out}", 1, "badarg", {"is a folder"}},
+      {"out_is_a_folder", "s.json", kSphereSpec, Tool::distgrid, "bake --spec {in} --h 0.1 --out {dir}", 1, "badarg",
+       {"is a folder; give the name of the file to write"}},
+      {"out_ends_in_a_slash", "s.json", kSphereSpec, Tool::distgrid, "bake --spec {in} --h 0.1 --out {dir}/new/", 1,
+       "badarg", {"is a folder"}},
+      {"out_folder_missing", "", "", Tool::distgrid, "bake --spec {dir}/absent.json --h 0.1 --out {dir}/no/such.dgrid", 1,
+       "badfile", {"no/such.dgrid: the folder", "does not exist"}},
+      {"grid_is_a_folder", "", "", Tool::distgrid, "info {dir}", 1, "badarg", {"is a folder"}},
+      {"option_misspelt", "s.json", kSphereSpec, Tool::distgrid, "bake --spec {in} --hh 0.1 --out {out}", 2, "usage",
+       {"unknown option --hh (did you mean --h?)"}},
+      {"command_misspelt", "", "", Tool::distgrid, "contuor {dir}/g.dgrid --out {out}", 2, "usage",
+       {"unknown command 'contuor' (did you mean contour?)"}},
+      {"audit_option_misspelt", "", "", Tool::audit, "run --quikc --out {out}", 2, "usage", {"(did you mean --quick?)"}},
+      {"audit_command_misspelt", "", "", Tool::audit, "lsit", 2, "usage", {"(did you mean list?)"}},
       // .dgrid files
       {"dgrid_empty", "g.dgrid", "", Tool::distgrid, "info {in}", 1, "badfile", {"truncated"}},
       {"dgrid_bad_magic", "g.dgrid", std::string(64, 'x'), Tool::distgrid, "info {in}", 1, "badfile",
@@ -260,8 +303,8 @@ const std::vector<BadInput>& catalogue() {
        {"file size 1000", "truncated"}},
       {"dgrid_corrupt_byte", "g.dgrid", dgrid_bytes(with([](DgridContent& c) { c.valid_checksum = false; })),
        Tool::distgrid, "volume {in}", 1, "badfile", {"checksum at byte"}},
-      {"dgrid_future_version", "g.dgrid", dgrid_bytes(with([](DgridContent& c) { c.version = 2; })), Tool::distgrid,
-       "info {in}", 1, "badfile", {"version 2 at byte 8"}},
+      {"dgrid_future_version", "g.dgrid", dgrid_bytes(with([](DgridContent& c) { c.version = 3; })), Tool::distgrid,
+       "info {in}", 1, "badfile", {"version 3 at byte 8"}},
       {"dgrid_zero_h", "g.dgrid", dgrid_bytes(with([](DgridContent& c) { c.h = 0; })), Tool::distgrid, "info {in}",
        1, "badfile", {"byte 16"}},
       {"dgrid_nan_node_value", "g.dgrid", dgrid_bytes(with([](DgridContent& c) { c.node_value = kNaN; })),
@@ -273,6 +316,20 @@ const std::vector<BadInput>& catalogue() {
        "info {in}", 1, "badfile", {"bytes 32-47"}},
       {"sample_not_a_number", "g.dgrid", dgrid_bytes({}), Tool::distgrid, "sample {in} nan 0 0", 1, "badarg",
        {"(nan, 0, 0)", "finite"}},
+      {"dgrid_origin_length_past_the_end", "g.dgrid", dgrid_bytes(with([](DgridContent& c) { c.version = 2; })),
+       Tool::distgrid, "info {in}", 1, "badfile", {"origin length", "at byte 48"}},
+      // Points to sample
+      {"points_line_with_two_numbers", "p.txt", "0 0 0\n1 2\n", Tool::distgrid, "sample {dir}/p.txt --points {in}", 1,
+       "badfile", {"line 2", "three numbers"}},
+      {"points_not_a_number", "p.txt", "0 0 zero\n", Tool::distgrid, "sample {dir}/p.txt --points {in}", 1, "badfile",
+       {"line 1", "'zero' is not a number"}},
+      {"points_not_finite", "p.txt", "0 0 0\n\n1 inf 0\n", Tool::distgrid, "sample {dir}/p.txt --points {in}", 1,
+       "badfile", {"line 3", "finite"}},
+      {"points_is_a_folder", "", "", Tool::distgrid, "sample {dir}/g.dgrid --points {dir}", 1, "badarg", {"is a folder"}},
+      {"gradient_without_points", "", "", Tool::distgrid, "sample {dir}/g.dgrid 0 0 0 --gradient", 2, "usage",
+       {"--gradient goes with --points"}},
+      {"contour_over_the_memory_budget", "g.dgrid", dgrid_bytes({}), Tool::distgrid,
+       "contour {in} --max-memory 1K --out {dir}/out.stl", 1, "toolarge", {"the contour of 1 stored brick (about 48 vertices", "1.0 KiB"}},
       // Reports
       {"report_not_json", "r.json", "{\"schema\": ", Tool::audit, "gate {in}", 1, "badfile", {"not valid JSON at byte 12"}},
       {"report_wrong_schema", "r.json", R"({"schema": "something-else/7", "calculations": []})", Tool::audit,

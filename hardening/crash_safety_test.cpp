@@ -1,8 +1,10 @@
 // Crash safety of written files and Ctrl-C: a run killed at any moment leaves
 // either the old output or the new one under the output's name, never a
-// partial file; an interrupted run stops with exit code 130 and writes nothing.
+// partial file; an interrupted run stops with exit code 130 and writes nothing,
+// promptly in whatever phase of a large mesh bake or contour the signal lands.
 #include <gtest/gtest.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -12,9 +14,14 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "distgrid/mesh_io.hpp"
+#include "support/sanitizers.hpp"
+#include "support/test_meshes.hpp"
 
 extern char** environ;
 
@@ -135,6 +142,142 @@ TEST_F(CrashSafety, CtrlCStopsABakeWithExitCode130AndWritesNothing) {
   EXPECT_FALSE(fs::exists(out));
   for (const auto& entry : fs::directory_iterator(dir_))
     EXPECT_EQ(entry.path().filename().string().find("long.dgrid"), std::string::npos) << entry.path();
+}
+
+/// A running distgrid command whose standard error the test reads.
+struct LoggedChild {
+  pid_t pid = -1;
+  int stderr_fd = -1;
+  std::string log;  // what it wrote to stderr so far
+};
+
+LoggedChild start_logged(const std::vector<std::string>& arguments) {
+  std::vector<std::string> args{DISTGRID_CLI};
+  args.insert(args.end(), arguments.begin(), arguments.end());
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::string hook = "DISTGRID_PHASE_LOG=1";  // a line on stderr as each phase starts
+  std::vector<char*> envp{hook.data()};
+  for (char** e = environ; *e; ++e) envp.push_back(*e);
+  envp.push_back(nullptr);
+  int pipe_fds[2];
+  if (::pipe(pipe_fds) != 0) return {};
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], 2);
+  posix_spawn_file_actions_addclose(&actions, pipe_fds[0]);
+  LoggedChild child;
+  const int failed = posix_spawn(&child.pid, argv[0], &actions, nullptr, argv.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(pipe_fds[1]);
+  if (failed) {
+    ::close(pipe_fds[0]);
+    return {};
+  }
+  child.stderr_fd = pipe_fds[0];
+  return child;
+}
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+/// Reads the child's stderr until the line "distgrid: phase <name>" has come;
+/// false at the end of its output or after `timeout` seconds.
+bool wait_for_phase(LoggedChild& child, const std::string& name, double timeout) {
+  const std::string line = "distgrid: phase " + name + "\n";
+  const Clock::time_point start = Clock::now();
+  while (child.log.find(line) == std::string::npos) {
+    const double left = timeout - seconds_since(start);
+    if (left <= 0) return false;
+    pollfd fd{child.stderr_fd, POLLIN, 0};
+    if (::poll(&fd, 1, static_cast<int>(left * 1000) + 1) <= 0) continue;
+    char buffer[4096];
+    const ssize_t n = ::read(child.stderr_fd, buffer, sizeof buffer);
+    if (n <= 0) return false;
+    child.log.append(buffer, static_cast<std::size_t>(n));
+  }
+  return true;
+}
+
+/// The raw wait status once the child ends within `timeout` seconds; else it is
+/// killed (SIGKILL) and the result is empty.
+std::optional<int> wait_within(pid_t pid, double timeout) {
+  const Clock::time_point start = Clock::now();
+  int status = 0;
+  while (seconds_since(start) < timeout) {
+    if (::waitpid(pid, &status, WNOHANG) == pid) return status;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ::kill(pid, SIGKILL);
+  wait_for(pid);
+  return std::nullopt;
+}
+
+class CtrlC : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("distgrid_ctrl_c_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  /// Starts the command, waits until it has begun `phase` (a long one) and has run for
+  /// a second, sends SIGINT, and expects exit code 130 within a second (ten under
+  /// sanitizers, see support/sanitizers.hpp) and no output or temporary file.
+  void expect_prompt_stop(const std::vector<std::string>& arguments, const std::string& phase, const fs::path& out) {
+    const double slowdown = distgrid::test_support::kSanitizerSlowdown;
+    const Clock::time_point started = Clock::now();
+    LoggedChild child = start_logged(arguments);
+    ASSERT_GT(child.pid, 0);
+    const bool reached = wait_for_phase(child, phase, 300 * slowdown);
+    if (!reached) {
+      ::kill(child.pid, SIGKILL);
+      wait_for(child.pid);
+      ::close(child.stderr_fd);
+      FAIL() << "the run did not reach its " << phase << " phase; its output:\n" << child.log;
+    }
+    const double wait = 1.0 - seconds_since(started);
+    if (wait > 0) std::this_thread::sleep_for(std::chrono::duration<double>(wait));
+    ::kill(child.pid, SIGINT);
+    const Clock::time_point signalled = Clock::now();
+    const std::optional<int> status = wait_within(child.pid, 1.0 * slowdown);
+    const double took = seconds_since(signalled);
+    char rest[4096];
+    for (ssize_t n; (n = ::read(child.stderr_fd, rest, sizeof rest)) > 0;) child.log.append(rest, static_cast<std::size_t>(n));
+    ::close(child.stderr_fd);
+    ASSERT_TRUE(status.has_value()) << "still running " << 1.0 * slowdown << " s after SIGINT; its output:\n" << child.log;
+    ASSERT_TRUE(WIFEXITED(*status)) << "ended by a signal instead of stopping; its output:\n" << child.log;
+    EXPECT_EQ(WEXITSTATUS(*status), 130) << child.log;
+    EXPECT_NE(child.log.find("distgrid: interrupted: "), std::string::npos) << child.log;
+    EXPECT_LE(took, 1.0 * slowdown);
+    EXPECT_FALSE(fs::exists(out)) << out;
+    for (const auto& entry : fs::directory_iterator(dir_))
+      EXPECT_EQ(entry.path().filename().string().find(".tmp."), std::string::npos) << entry.path();
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(CtrlC, StopsALargeMeshBakeWithinASecondAndWritesNothing) {
+  // 81 920 triangles at h = 0.002: tens of seconds of distances on this machine.
+  const std::string mesh = (dir_ / "bunny.stl").string();
+  distgrid::write_mesh(distgrid::test_support::bunny_like(6), mesh, distgrid::MeshFormat::stl_binary);
+  const fs::path out = dir_ / "bunny.dgrid";
+  expect_prompt_stop({"bake", "--mesh", mesh, "--h", "0.002", "--threads", "2", "--out", out.string()}, "distances", out);
+}
+
+TEST_F(CtrlC, StopsALargeContourWithinASecondAndWritesNothing) {
+  // About 1.5 million triangles, written as ASCII STL: seconds of meshing, counting
+  // and formatting, whichever the signal lands in.
+  const std::string grid = (dir_ / "sphere.dgrid").string();
+  ASSERT_EQ(run_to_end({"bake", "--part", "sphere", "--h", "0.005", "--out", grid}), 0);
+  const fs::path out = dir_ / "sphere.stl";
+  expect_prompt_stop({"contour", grid, "--format", "stl-ascii", "--out", out.string()}, "meshing", out);
 }
 
 }  // namespace
