@@ -163,7 +163,7 @@ int bake_and_save(const nlohmann::json& spec, const std::string& source, const s
   const distgrid::Plan plan = distgrid::plan_bricks(field, settings);
   progress.phase("baking", plan.near_keys.size(), "bricks");
   const distgrid::Grid<S> grid =
-      distgrid::bake_plan(field, plan, settings.threads, [&](std::size_t done, std::size_t) { progress.update(done); });
+      distgrid::bake_planned_bricks(field, plan, settings.threads, [&](std::size_t done, std::size_t) { progress.update(done); });
   progress.phase("writing");
   if (clip) origin["clip"] = {clip->lo[0], clip->lo[1], clip->lo[2], clip->hi[0], clip->hi[1], clip->hi[2]};
   distgrid::save_grid(grid, out, origin.dump());
