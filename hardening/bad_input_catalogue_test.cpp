@@ -4,7 +4,6 @@
 // the words the message must contain to name the input and where in it the
 // fault is; and that no output file was left behind.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <array>
 #include <cmath>
@@ -19,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "support/scratch_dir.hpp"
 #include "support/test_meshes.hpp"
 
 namespace {
@@ -216,6 +216,9 @@ const std::vector<BadInput>& catalogue() {
        "bake --mesh {in} --h 0.1 --out {out}", 1, "selfintersect", {"bounds no solid", "e.g. triangles "}},
       {"mesh_shell_inside_a_shell_facing_the_same_way", "m.obj", nested_same_orientation(), Tool::distgrid,
        "bake --mesh {in} --h 0.1 --out {out}", 1, "badmesh", {"1 shell faces the wrong way", "shell of triangle 1280"}},
+      {"mesh_file_over_the_budget", "m.obj", kTetraObj, Tool::distgrid,
+       "bake --mesh {in} --h 0.1 --max-memory 100 --out {out}", 1, "toolarge",
+       {"reading its 64 B", "over the memory budget of 100 B"}},
       {"mesh_estimate_over_the_budget", "m.obj", two_overlapping_shells(), Tool::distgrid,
        "bake --mesh {in} --h 1e-5 --out {out}", 1, "toolarge", {"at h = 1e-05", "bricks to compute", "triangle-brick pairs"}},
       // PLY
@@ -346,20 +349,8 @@ const std::vector<BadInput>& catalogue() {
 /// gtest prints a failing row by its name, not its bytes.
 void PrintTo(const BadInput& row, std::ostream* out) { *out << row.name; }
 
-struct CommandResult {
-  int exit_code;
-  std::string output;
-};
-
-CommandResult run(const std::string& command) {
-  FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
-  if (!pipe) return {-1, "popen failed"};
-  std::string out;
-  std::array<char, 4096> buffer{};
-  while (std::size_t n = std::fread(buffer.data(), 1, buffer.size(), pipe)) out.append(buffer.data(), n);
-  const int status = ::pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
+using distgrid::test_support::CliResult;
+using distgrid::test_support::run_command;
 
 std::string replace_all(std::string text, const std::string& from, const std::string& to) {
   for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
@@ -389,19 +380,19 @@ TEST_P(BadInputCatalogue, FailsWithItsTypedErrorNamingTheInputAndLeavesNoOutput)
   const char* tool_path = row.tool == Tool::distgrid ? DISTGRID_CLI : DISTGRID_AUDIT_CLI;
   const char* tool_name = row.tool == Tool::distgrid ? "distgrid" : "distgrid-audit";
 
-  const CommandResult r = run(std::string(tool_path) + " " + arguments);
-  SCOPED_TRACE(std::string(tool_name) + " " + arguments + "\n" + r.output);
+  const CliResult r = run_command(std::string(tool_path) + " " + arguments);
+  SCOPED_TRACE(std::string(tool_name) + " " + arguments + "\n" + r.out);
   EXPECT_EQ(r.exit_code, row.exit_code);
   const std::string prefix = std::string(tool_name) + ": " + row.error_code + ": ";
-  EXPECT_NE(r.output.find(prefix), std::string::npos) << "expected '" << prefix << "'";
+  EXPECT_NE(r.out.find(prefix), std::string::npos) << "expected '" << prefix << "'";
   if (row.exit_code == 1) {
     // The message names the input file (or, for a bad argument, the input the argument applies to).
     const std::string named = row.file[0] ? std::string(row.file) : std::string();
     if (!named.empty() && std::string(row.error_code) != "badarg" && std::string(row.error_code) != "toolarge") {
-      EXPECT_NE(r.output.find(named), std::string::npos) << "the message does not name " << named;
+      EXPECT_NE(r.out.find(named), std::string::npos) << "the message does not name " << named;
     }
   }
-  for (const char* word : row.mentions) EXPECT_NE(r.output.find(word), std::string::npos) << "missing '" << word << "'";
+  for (const char* word : row.mentions) EXPECT_NE(r.out.find(word), std::string::npos) << "missing '" << word << "'";
   EXPECT_FALSE(fs::exists(output)) << "an output file was left behind";
   for (const auto& entry : fs::directory_iterator(dir_))
     EXPECT_EQ(entry.path().string().find(".tmp."), std::string::npos) << "temporary file left: " << entry.path();

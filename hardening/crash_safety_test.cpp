@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdlib.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -15,12 +16,14 @@
 #include <fstream>
 #include <iterator>
 #include <optional>
+#include <regex>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "distgrid/mesh_io.hpp"
 #include "support/sanitizers.hpp"
+#include "support/scratch_dir.hpp"
 #include "support/test_meshes.hpp"
 
 extern char** environ;
@@ -34,8 +37,11 @@ std::string file_bytes(const fs::path& path) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-/// Starts the distgrid command with the arguments and extra environment entries.
-pid_t start(const std::vector<std::string>& arguments, const std::vector<std::string>& extra_environment = {}) {
+/// Starts the distgrid command with the arguments and extra environment entries;
+/// its standard error goes to `stderr_fd` (a pipe's writing end, closed here) or,
+/// when -1, like its standard output to /dev/null.
+pid_t start(const std::vector<std::string>& arguments, const std::vector<std::string>& extra_environment = {},
+            int stderr_fd = -1) {
   std::vector<std::string> args{DISTGRID_CLI};
   args.insert(args.end(), arguments.begin(), arguments.end());
   std::vector<char*> argv;
@@ -49,10 +55,12 @@ pid_t start(const std::vector<std::string>& arguments, const std::vector<std::st
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+  if (stderr_fd < 0) posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+  else posix_spawn_file_actions_adddup2(&actions, stderr_fd, 2);
   pid_t pid = -1;
   const int failed = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
+  if (stderr_fd >= 0) ::close(stderr_fd);
   return failed ? -1 : pid;
 }
 
@@ -151,28 +159,13 @@ struct LoggedChild {
   std::string log;  // what it wrote to stderr so far
 };
 
+/// Starts the command with DISTGRID_PHASE_LOG set: a line on stderr as each phase starts.
 LoggedChild start_logged(const std::vector<std::string>& arguments) {
-  std::vector<std::string> args{DISTGRID_CLI};
-  args.insert(args.end(), arguments.begin(), arguments.end());
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  std::string hook = "DISTGRID_PHASE_LOG=1";  // a line on stderr as each phase starts
-  std::vector<char*> envp{hook.data()};
-  for (char** e = environ; *e; ++e) envp.push_back(*e);
-  envp.push_back(nullptr);
   int pipe_fds[2];
-  if (::pipe(pipe_fds) != 0) return {};
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], 2);
-  posix_spawn_file_actions_addclose(&actions, pipe_fds[0]);
+  if (::pipe2(pipe_fds, O_CLOEXEC) != 0) return {};
   LoggedChild child;
-  const int failed = posix_spawn(&child.pid, argv[0], &actions, nullptr, argv.data(), envp.data());
-  posix_spawn_file_actions_destroy(&actions);
-  ::close(pipe_fds[1]);
-  if (failed) {
+  child.pid = start(arguments, {"DISTGRID_PHASE_LOG=1"}, pipe_fds[1]);
+  if (child.pid < 0) {
     ::close(pipe_fds[0]);
     return {};
   }
@@ -216,16 +209,8 @@ std::optional<int> wait_within(pid_t pid, double timeout) {
   return std::nullopt;
 }
 
-class CtrlC : public ::testing::Test {
+class CtrlC : public distgrid::test_support::ScratchDirTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("distgrid_ctrl_c_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   /// Starts the command, waits until it has begun `phase` (a long one) and has run for
   /// a second, sends SIGINT, and expects exit code 130 within a second (ten under
   /// sanitizers, see support/sanitizers.hpp) and no output or temporary file.
@@ -254,21 +239,59 @@ class CtrlC : public ::testing::Test {
     ASSERT_TRUE(WIFEXITED(*status)) << "ended by a signal instead of stopping; its output:\n" << child.log;
     EXPECT_EQ(WEXITSTATUS(*status), 130) << child.log;
     EXPECT_NE(child.log.find("distgrid: interrupted: "), std::string::npos) << child.log;
+    EXPECT_EQ(child.log.find('\r'), std::string::npos) << "a progress line on a pipe:\n" << child.log;
     EXPECT_LE(took, 1.0 * slowdown);
     EXPECT_FALSE(fs::exists(out)) << out;
     for (const auto& entry : fs::directory_iterator(dir_))
       EXPECT_EQ(entry.path().filename().string().find(".tmp."), std::string::npos) << entry.path();
   }
-
-  fs::path dir_;
 };
 
-TEST_F(CtrlC, StopsALargeMeshBakeWithinASecondAndWritesNothing) {
-  // 81 920 triangles at h = 0.002: tens of seconds of distances on this machine.
-  const std::string mesh = (dir_ / "bunny.stl").string();
+/// A large mesh bake: 81 920 triangles at h = 0.002, tens of seconds of distances here.
+std::vector<std::string> large_mesh_bake(const fs::path& dir, const fs::path& out) {
+  const std::string mesh = (dir / "bunny.stl").string();
   distgrid::write_mesh(distgrid::test_support::bunny_like(6), mesh, distgrid::MeshFormat::stl_binary);
+  return {"bake", "--mesh", mesh, "--h", "0.002", "--threads", "2", "--out", out.string()};
+}
+
+TEST_F(CtrlC, StopsALargeMeshBakeWithinASecondAndWritesNothing) {
   const fs::path out = dir_ / "bunny.dgrid";
-  expect_prompt_stop({"bake", "--mesh", mesh, "--h", "0.002", "--threads", "2", "--out", out.string()}, "distances", out);
+  expect_prompt_stop(large_mesh_bake(dir_, out), "distances", out);
+}
+
+TEST_F(CtrlC, ALongRunShowsItsProgressOnATerminalAfterASecond) {
+  // The child's standard error is a terminal (a pseudo-terminal read here); the
+  // tests above read it through a pipe and see no progress line.
+  const int master = ::posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+  ASSERT_GE(master, 0);
+  ASSERT_EQ(::grantpt(master), 0);
+  ASSERT_EQ(::unlockpt(master), 0);
+  const int slave = ::open(::ptsname(master), O_RDWR | O_NOCTTY);
+  ASSERT_GE(slave, 0);
+  const fs::path out = dir_ / "bunny.dgrid";
+  const pid_t pid = start(large_mesh_bake(dir_, out), {}, slave);
+  ASSERT_GT(pid, 0);
+  // "distgrid: distances   12%  6352 / 53082 bricks, 3.99e+03/s  2.5 s", redrawn in place.
+  const std::regex line(R"(\r\x1b\[Kdistgrid: distances +[0-9]+%  [0-9]+ / [0-9]+ bricks, [0-9.e+]+/s  ([0-9.]+) s)");
+  std::string seen;
+  std::smatch match;
+  const Clock::time_point start_time = Clock::now();
+  while (!std::regex_search(seen, match, line) && seconds_since(start_time) < 300 * distgrid::test_support::kSanitizerSlowdown) {
+    pollfd fd{master, POLLIN, 0};
+    if (::poll(&fd, 1, 100) <= 0) continue;
+    char buffer[4096];
+    const ssize_t n = ::read(master, buffer, sizeof buffer);
+    if (n <= 0) break;
+    seen.append(buffer, static_cast<std::size_t>(n));
+  }
+  ::kill(pid, SIGINT);
+  const std::optional<int> status = wait_within(pid, 10 * distgrid::test_support::kSanitizerSlowdown);
+  ::close(master);
+  ASSERT_FALSE(match.empty()) << "no progress line on the terminal; it showed:\n" << seen;
+  EXPECT_GE(std::stod(match[1].str()), 1.0) << "shown before the run had taken a second: " << match[0];
+  EXPECT_EQ(seen.find("distgrid: phase"), std::string::npos) << "phase lines without DISTGRID_PHASE_LOG";
+  ASSERT_TRUE(status.has_value());
+  EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 130);
 }
 
 TEST_F(CtrlC, StopsALargeContourWithinASecondAndWritesNothing) {

@@ -1,57 +1,44 @@
 // Both tools as a user first meets them: --version, --help after any subcommand,
 // and distgrid-audit's list in aligned columns.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <algorithm>
-#include <array>
-#include <cstdio>
 #include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "support/scratch_dir.hpp"
+
 namespace {
 
-struct CommandResult {
-  int exit_code;
-  std::string output;
-};
-
-CommandResult run(const std::string& command) {
-  FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
-  if (!pipe) return {-1, "popen failed"};
-  std::string out;
-  std::array<char, 4096> buffer{};
-  while (std::size_t n = std::fread(buffer.data(), 1, buffer.size(), pipe)) out.append(buffer.data(), n);
-  const int status = ::pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
+using distgrid::test_support::CliResult;
+using distgrid::test_support::run_command;
 
 TEST(Tools, BothPrintTheirVersionAndGitRevision) {
   for (const auto& [tool, name] : {std::pair{DISTGRID_CLI, "distgrid"}, std::pair{DISTGRID_AUDIT_CLI, "distgrid-audit"}}) {
-    const CommandResult r = run(std::string(tool) + " --version");
-    EXPECT_EQ(r.exit_code, 0) << r.output;
-    EXPECT_TRUE(std::regex_match(r.output, std::regex(std::string(name) + R"( [0-9]+\.[0-9]+\.[0-9]+ \(git [0-9a-z]+\)\n)")))
-        << r.output;
+    const CliResult r = run_command(std::string(tool) + " --version");
+    EXPECT_EQ(r.exit_code, 0) << r.out;
+    EXPECT_TRUE(std::regex_match(r.out, std::regex(std::string(name) + R"( [0-9]+\.[0-9]+\.[0-9]+ \(git [0-9a-z]+\)\n)")))
+        << r.out;
   }
 }
 
 TEST(Tools, AuditHelpWorksAfterAnySubcommandAlsoWhereAValueWasExpected) {
   for (const char* args : {"run --out --help", "gate --budgets --help", "replay r.json --calc --help", "merge --help",
                            "render r.json --out --help", "list --help"}) {
-    const CommandResult r = run(std::string(DISTGRID_AUDIT_CLI) + " " + args);
-    EXPECT_EQ(r.exit_code, 0) << args << "\n" << r.output;
-    EXPECT_NE(r.output.find("usage: distgrid-audit"), std::string::npos) << args << "\n" << r.output;
+    const CliResult r = run_command(std::string(DISTGRID_AUDIT_CLI) + " " + args);
+    EXPECT_EQ(r.exit_code, 0) << args << "\n" << r.out;
+    EXPECT_NE(r.out.find("usage: distgrid-audit"), std::string::npos) << args << "\n" << r.out;
   }
 }
 
 TEST(Tools, AuditListPrintsEachSectionInAlignedColumns) {
-  const CommandResult r = run(std::string(DISTGRID_AUDIT_CLI) + " list");
-  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const CliResult r = run_command(std::string(DISTGRID_AUDIT_CLI) + " list");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
   // Per section, the second column starts at the same place on every row: after the
   // longest first column and two spaces.
-  std::istringstream lines(r.output);
+  std::istringstream lines(r.out);
   std::string line, section;
   std::vector<std::string> rows;
   auto check_section = [&] {
@@ -73,7 +60,7 @@ TEST(Tools, AuditListPrintsEachSectionInAlignedColumns) {
     rows.clear();
   }
   check_section();
-  EXPECT_NE(r.output.find("calculations:\n  bake.plan "), std::string::npos) << r.output;
+  EXPECT_NE(r.out.find("calculations:\n  bake.plan "), std::string::npos) << r.out;
 }
 
 }  // namespace

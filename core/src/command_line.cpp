@@ -42,7 +42,7 @@ std::string did_you_mean(const std::string& word, const std::vector<std::string>
 Progress::Progress(const char* tool)
     : tool_(tool),
       terminal_(::isatty(2) != 0),
-      log_phases_(std::getenv("DISTGRID_PHASE_LOG") != nullptr),
+      log_phases_(std::getenv("DISTGRID_PHASE_LOG") != nullptr && *std::getenv("DISTGRID_PHASE_LOG") != '\0'),
       started_(Clock::now()),
       phase_started_(started_) {}
 
@@ -68,8 +68,8 @@ void Progress::update(std::size_t done) {
   draw(false);
 }
 
-void Progress::operator()(const char* name, std::size_t done, std::size_t total) {
-  if (name_ != name) phase(name, total, "");
+void Progress::operator()(const char* name, std::size_t done, std::size_t total, const char* unit) {
+  if (name_ != name) phase(name, total, unit);
   total_ = total;
   update(done);
 }

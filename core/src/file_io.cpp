@@ -12,7 +12,6 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
-#include <sstream>
 
 #include "distgrid/error.hpp"
 #include "distgrid/interrupt.hpp"
@@ -32,10 +31,22 @@ std::string read_file(const std::string& path) {
   if (is_folder(path)) throw Error(ErrorCode::badarg, path + ": is a folder; a file was expected");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(ErrorCode::badfile, path + ": cannot open for reading");
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  if (in.bad()) throw Error(ErrorCode::badfile, path + ": read failed");
-  return bytes.str();
+  // A MiB at a time, checking for an interrupt between reads: a large file takes seconds.
+  constexpr std::size_t kChunk = std::size_t{1} << 20;
+  std::string bytes;
+  std::error_code error;
+  const auto size = std::filesystem::file_size(path, error);
+  if (!error) bytes.reserve(static_cast<std::size_t>(size) + kChunk);
+  for (;;) {
+    throw_if_interrupted();
+    const std::size_t at = bytes.size();
+    bytes.resize(at + kChunk);
+    in.read(bytes.data() + at, static_cast<std::streamsize>(kChunk));
+    bytes.resize(at + static_cast<std::size_t>(in.gcount()));
+    if (in.bad()) throw Error(ErrorCode::badfile, path + ": read failed");
+    if (!in) break;  // end of file
+  }
+  return bytes;
 }
 
 namespace {

@@ -5,6 +5,7 @@
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <string>
 
 #include "commands.hpp"
@@ -75,8 +76,12 @@ void bake_and_save(const PreparedMesh& mesh, const MeshBakeSettings& settings, c
                    const std::string& origin, Progress& progress) {
   const auto started = std::chrono::steady_clock::now();
   MeshBakeStats stats;
-  const Grid<S> grid =
-      bake_mesh<S>(mesh, settings, [&](const char* phase, std::size_t d, std::size_t t) { progress(phase, d, t); }, &stats);
+  // The units bake_mesh's phases count (mesh_bake.hpp).
+  const auto on_phase = [&](const char* phase, std::size_t done, std::size_t total) {
+    const std::string name = phase;
+    progress(phase, done, total, name == "pairing" ? "triangles" : name == "distances" ? "bricks" : "rows");
+  };
+  const Grid<S> grid = bake_mesh<S>(mesh, settings, on_phase, &stats);
   progress.phase("writing");
   save_grid(grid, out, origin);
   progress.finish();
@@ -89,6 +94,18 @@ void bake_and_save(const PreparedMesh& mesh, const MeshBakeSettings& settings, c
   std::printf("time       %.3g s, memory %s\n", seconds, format_bytes(grid.memory_bytes()).c_str());
   print_warnings(mesh.report, stats);
   std::printf("wrote %s\n", out.c_str());
+}
+
+/// A mesh file is held whole while it is parsed into at most about twice its size
+/// (binary STL: 50 bytes a triangle become 84): refuse before reading a file whose
+/// bytes and mesh would not fit.
+void check_reading_memory(const std::string& path, std::uint64_t budget) {
+  std::error_code error;
+  const auto size = std::filesystem::file_size(path, error);
+  if (error || static_cast<double>(size) * 3 <= static_cast<double>(budget)) return;
+  throw Error(ErrorCode::toolarge, path + ": reading its " + format_bytes(size) + " and the mesh they hold needs about " +
+                                       format_bytes(size * 3) + ", over the memory budget of " + format_bytes(budget) +
+                                       " (raise it with --max-memory)");
 }
 
 /// Diagonal of the box of the corners the triangles use (0 when there are none).
@@ -139,6 +156,7 @@ int run_bake_mesh(int argc, char** argv) {
 
   Progress progress("distgrid");
   progress.phase("reading");
+  check_reading_memory(*mesh_file, settings.max_memory_bytes);
   const std::string bytes = read_file(*mesh_file);
   const TriangleMesh input = parse_mesh(bytes, *mesh_file);
   if (voxels != 0) settings.h = used_diagonal(input) / static_cast<double>(voxels);

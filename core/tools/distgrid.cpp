@@ -248,9 +248,13 @@ int run_info(int argc, char** argv) {
     return 0;
   }
   const std::string path = single_grid_argument(args, 0);
+  Progress progress("distgrid");
+  progress.phase("reading");
   std::string origin;
   const distgrid::AnyGrid any = distgrid::load_grid(path, &origin);
+  progress.phase("summary");
   const nlohmann::json summary = std::visit([&](const auto& grid) { return distgrid::tools::grid_summary(grid); }, any);
+  progress.finish();
   nlohmann::json info = summary;
   info["file"] = path;
   info["origin"] = origin.empty() ? nlohmann::json(nullptr) : nlohmann::json::parse(origin, nullptr, false);
@@ -296,6 +300,8 @@ int run_sample(int argc, char** argv) {
   }
   if (const auto points_file = args.get("--points")) {
     const std::string path = single_grid_argument(args, 0);
+    Progress progress("distgrid");
+    progress.phase("reading");
     std::string text;
     if (*points_file == "-") {
       std::ostringstream all;
@@ -307,7 +313,9 @@ int run_sample(int argc, char** argv) {
     const auto points = read_points(text, *points_file == "-" ? "standard input" : *points_file);
     const distgrid::AnyGrid any = distgrid::load_grid(path);
     const bool gradient = args.has_flag("--gradient");
+    progress.phase("sampling", points.size(), "points");
     std::visit([&](const auto& grid) { distgrid::tools::write_samples(grid, points, gradient, stdout); }, any);
+    progress.finish();
     return 0;
   }
   if (args.has_flag("--gradient")) throw UsageError{"--gradient goes with --points (one point prints its gradient anyway)"};
@@ -329,8 +337,12 @@ int run_volume(int argc, char** argv) {
     return 0;
   }
   const std::string path = single_grid_argument(args, 0);
+  Progress progress("distgrid");
+  progress.phase("reading");
   const distgrid::AnyGrid any = distgrid::load_grid(path);
+  progress.phase("volume");
   const double volume = std::visit([](const auto& grid) { return grid.volume(); }, any);
+  progress.finish();
   std::printf("volume    %s  (%s)\n", table_number(volume).c_str(), distgrid::tools::hex_number(volume).c_str());
   return 0;
 }

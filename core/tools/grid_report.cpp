@@ -184,11 +184,18 @@ void put_marks(const SampleMarks& m, std::FILE* out) {
 
 template <class S>
 void write_samples(const Grid<S>& grid, const std::vector<std::array<double, 3>>& points, bool gradient, std::FILE* out) {
+  // Chunks of the batch sampler, with a check for an interrupt between them.
+  constexpr std::size_t kChunk = 65536;
   std::vector<double> values(points.size());
-  grid.sample_many(std::span<const std::array<double, 3>>(points), std::span<double>(values));
+  for (std::size_t begin = 0; begin < points.size(); begin += kChunk) {
+    throw_if_interrupted();
+    const std::size_t count = std::min(kChunk, points.size() - begin);
+    grid.sample_many(std::span<const std::array<double, 3>>(points).subspan(begin, count),
+                     std::span<double>(values).subspan(begin, count));
+  }
   GridAccessor<S> accessor(grid);
   for (std::size_t n = 0; n < points.size(); ++n) {
-    if (n % 65536 == 0) throw_if_interrupted();
+    if (n % kChunk == 0) throw_if_interrupted();
     std::fprintf(out, "%.17g ", values[n]);
     if (gradient) {
       const std::array<double, 3> g = accessor.gradient(points[n][0], points[n][1], points[n][2]);

@@ -190,8 +190,8 @@ class Progress {
   void phase(const char* name, std::size_t total = 0, const char* unit = "");
   /// Units of the current phase done so far.
   void update(std::size_t done);
-  /// For the library's PhaseProgressFn: starts the phase when its name changes.
-  void operator()(const char* name, std::size_t done, std::size_t total);
+  /// For the library's PhaseProgressFn: starts the phase (counting `unit`) when its name changes.
+  void operator()(const char* name, std::size_t done, std::size_t total, const char* unit = "");
   /// Clears the line (also done on destruction).
   void finish();
 
