@@ -769,17 +769,20 @@ MeshBakeEstimate estimate_mesh_bake(const std::vector<Vec3>& positions,
     }
   }
   if (estimate.triangles == 0 || !(brick_volume > 0)) return estimate;
-  double considered = 1;
+  std::array<double, 3> span{};  // bricks of the range per axis
   for (std::size_t k = 0; k < 3; ++k)
-    considered *= std::floor((box.hi[k] + band * h) / brick) - std::floor((box.lo[k] - band * h) / brick) + 1;
+    span[k] = std::floor((box.hi[k] + band * h) / brick) - std::floor((box.lo[k] - band * h) / brick) + 1;
+  const double considered = span[0] * span[1] * span[2];
   pairs /= brick_volume;
   const double bricks = std::min({pairs, (2 * reach * area + ball) / brick_volume, considered});
   const double inside = std::min(std::max(0.0, std::fabs(volume) - area * reach) / brick_volume, considered);
   estimate.pairs = saturated_count(pairs);
   estimate.bricks = saturated_count(bricks);
   estimate.inside_bricks = saturated_count(inside);
-  estimate.bytes =
-      saturated_count(mesh_bake_bytes(static_cast<double>(estimate.triangles), pairs, bricks, inside, value_bytes));
+  // Parity keeps where each row of bricks (along x) starts its triangle list.
+  const double row_bytes = span[1] * span[2] * 8;
+  estimate.bytes = saturated_count(
+      mesh_bake_bytes(static_cast<double>(estimate.triangles), pairs, bricks, inside, value_bytes) + row_bytes);
   return estimate;
 }
 

@@ -74,7 +74,7 @@ struct MeshBakeEstimate {
   std::uint64_t pairs = 0;          ///< triangle-brick pairs the pairing would list
   std::uint64_t bricks = 0;         ///< bricks to compute
   std::uint64_t inside_bricks = 0;  ///< bricks parity would mark inside
-  std::uint64_t bytes = 0;          ///< peak bytes: the grid, the pairs, the lists, per-triangle data
+  std::uint64_t bytes = 0;          ///< peak bytes: the grid, the pairs, the lists, per-triangle data, the parity rows
 };
 
 /// The estimate for these corners and triangles at voxel size h and band (in voxels),
