@@ -216,9 +216,9 @@ TEST(MeshBake, FarApartComponentsBakeLikeEachAlone) {
 
 TEST(MeshBake, AHollowBallBakesAsTheOuterBallLessItsCavity) {
   const TriangleMesh hollow = test_support::hollow_ball();
-  const TriangleMesh outer(hollow.positions, {hollow.triangles.begin(), hollow.triangles.begin() + 1280}, {});
+  const TriangleMesh outer{hollow.positions, {hollow.triangles.begin(), hollow.triangles.begin() + 1280}, {}};
   const TriangleMesh inner = test_support::reversed(
-      TriangleMesh(hollow.positions, {hollow.triangles.begin() + 1280, hollow.triangles.end()}, {}));
+      TriangleMesh{hollow.positions, {hollow.triangles.begin() + 1280, hollow.triangles.end()}, {}});
   MeshBakeSettings settings;
   settings.h = 1.0 / 32;
   MeshBakeStats stats;
