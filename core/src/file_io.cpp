@@ -74,9 +74,25 @@ bool write_all(int fd, std::string_view bytes, std::optional<std::size_t> kill_a
     const ssize_t n = ::write(fd, bytes.data() + done, chunk);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return false;
+    ::sync_file_range(fd, static_cast<off_t>(done), n, SYNC_FILE_RANGE_WRITE);  // start the write-back now
     done += static_cast<std::size_t>(n);
   }
   return true;
+}
+
+/// Flushes the written bytes to disk a chunk at a time (each chunk's write-back was
+/// started as it was written), checking for an interrupt between chunks: one fsync
+/// of a large file on a busy disk blocks for seconds and cannot be interrupted.
+bool flush_all(int fd, std::size_t size) {
+  for (std::size_t done = 0; done < size; done += kWriteChunk) {
+    if (interrupt_requested()) return false;
+    const auto length = static_cast<off_t>(std::min(kWriteChunk, size - done));
+    if (::sync_file_range(fd, static_cast<off_t>(done), length,
+                          SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER) != 0 &&
+        errno != EINTR)
+      break;  // not supported here: the fsync below does it all
+  }
+  return !interrupt_requested() && ::fsync(fd) == 0;
 }
 
 /// Flushes the folder holding `path`, so the rename itself survives a power loss.
@@ -106,7 +122,7 @@ void replace_file(const std::string& path, std::string_view bytes) {
   if (fd < 0)
     throw Error(ErrorCode::badfile, path + ": cannot open a temporary file beside it for writing (" +
                                         std::strerror(errno) + ")");
-  const bool written = write_all(fd, bytes, kill_after_bytes()) && ::fsync(fd) == 0;
+  const bool written = write_all(fd, bytes, kill_after_bytes()) && flush_all(fd, bytes.size());
   const int write_errno = errno;
   const bool closed = ::close(fd) == 0;
   if (!written || !closed) {

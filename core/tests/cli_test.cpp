@@ -113,6 +113,30 @@ TEST_F(CliTest, ResultsDoNotDependOnTheThreadCount) {
   EXPECT_EQ(bytes_a, bytes_b);
 }
 
+TEST_F(CliTest, ListPartsNamesEveryBuiltInPart) {
+  const CliResult r = run_cli("bake --list-parts");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  for (const distgrid::DefaultPart& part : distgrid::default_parts())
+    EXPECT_TRUE(std::regex_search(r.out, std::regex("(^|\n)" + part.name + " +volume "))) << part.name << "\n" << r.out;
+}
+
+TEST_F(CliTest, BandAndThreadsReachTheBake) {
+  // The band is stored in the grid; the thread count is printed as used (results do not depend on it).
+  const std::string grid = path("s.dgrid");
+  const CliResult r = run_cli("bake --part sphere --h 0.125 --band 5 --threads 3 --out " + grid);
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find(" on 3 threads"), std::string::npos) << r.out;
+  const auto g = std::get<distgrid::Grid<float>>(distgrid::load_grid(grid));
+  EXPECT_EQ(g.band(), 5.0);
+  EXPECT_EQ(g.band_width(), 5 * 0.125);
+}
+
+TEST_F(CliTest, AnOptionFollowedByAnotherOptionSaysItsValueIsMissing) {
+  const CliResult r = run_cli("bake --spec --h 0.1 --out x.dgrid");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.out.find("distgrid: usage: --spec needs a value before --h"), std::string::npos) << r.out;
+}
+
 TEST_F(CliTest, VersionNamesTheReleaseAndTheGitRevision) {
   const CliResult r = run_cli("--version");
   EXPECT_EQ(r.exit_code, 0);
@@ -264,6 +288,17 @@ TEST_F(CliTest, SampleMarksClampedAbsentAndInsideValues) {
   EXPECT_NE(far.out.find("absent brick"), std::string::npos) << far.out;
   const CliResult near = run_cli("sample " + grid + " 0.99 0 0");  // within the band: no note
   EXPECT_EQ(near.out.find("note"), std::string::npos) << near.out;
+  // In a stored brick, all eight nodes clamped: float storage holds 0.3 as 0.300000012 (h = 0.1).
+  const std::string coarse = path("c.dgrid");
+  ASSERT_EQ(run_cli("bake --part sphere --h 0.1 --out " + coarse).exit_code, 0);
+  const auto g = std::get<distgrid::Grid<float>>(distgrid::load_grid(coarse));
+  ASSERT_EQ(g.sample(0.45, 0.05, 0.05), -static_cast<double>(static_cast<float>(0.3)));
+  ASSERT_NE(static_cast<double>(static_cast<float>(0.3)), g.band_width());
+  const CliResult stored = run_cli("sample " + coarse + " 0.45 0.05 0.05");
+  EXPECT_NE(stored.out.find("note      clamped"), std::string::npos) << stored.out;
+  EXPECT_EQ(stored.out.find("brick"), std::string::npos) << stored.out;  // neither absent nor inside
+  const CliResult stored_points = run_cli("sample " + coarse + " --points " + write("one.txt", "0.45 0.05 0.05\n"));
+  EXPECT_NE(stored_points.out.find(" clamped\n"), std::string::npos) << stored_points.out;
 }
 
 TEST_F(CliTest, SamplePointsWritesOneLinePerPointFromTheBatchSampler) {

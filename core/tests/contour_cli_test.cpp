@@ -4,9 +4,11 @@
 #include <array>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "distgrid/bake.hpp"
+#include "distgrid/contour.hpp"
 #include "distgrid/default_parts.hpp"
 #include "distgrid/field_json.hpp"
 #include "distgrid/grid_io.hpp"
@@ -42,6 +44,29 @@ TEST_F(ContourCli, writesAClosedMeshWithEachMesherAndPrintsItsStatistics) {
   EXPECT_GT(obj.signed_volume, 0);
   EXPECT_TRUE(mesh_stats(read_mesh(path("b.ply"))).closed_manifold());
   EXPECT_GT(mesh_stats(read_mesh(path("c.stl"))).triangles, 0u);
+}
+
+TEST_F(ContourCli, theMesherAndFormatOptionsChooseWhatIsWritten) {
+  const std::string grid = path("torus.dgrid");
+  ASSERT_EQ(run_cli("bake --part torus --h 0x1p-4 --out " + grid).exit_code, 0);
+  const auto baked = std::get<Grid<float>>(load_grid(grid));
+  ContourOptions marching;
+  marching.mesher = Mesher::marching_cubes;
+  const ContourResult expected = contour(baked, marching);
+  ASSERT_NE(expected.mesh.positions, contour(baked, ContourOptions{}).mesh.positions);
+  const CliResult r = run_cli("contour " + grid + " --mesher marching-cubes --format ply-ascii --out " + path("m.stl"));
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("marching-cubes"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\nvertices " + std::to_string(expected.mesh.positions.size()) + "\n"), std::string::npos) << r.out;
+  const TriangleMesh written = read_mesh(path("m.stl"));  // recognised by content, whatever the extension
+  EXPECT_EQ(written.positions, expected.mesh.positions);  // ASCII PLY keeps 17 significant digits
+  EXPECT_EQ(written.triangles, expected.mesh.triangles);
+  std::ifstream file(path("m.stl"), std::ios::binary);
+  std::string first_line;
+  std::getline(file, first_line);
+  EXPECT_EQ(first_line, "ply");
+  std::getline(file, first_line);
+  EXPECT_EQ(first_line, "format ascii 1.0");  // --format wins over the extension
 }
 
 TEST_F(ContourCli, badUsageAndBadFilesGiveTheirExitCodes) {

@@ -46,6 +46,16 @@ TEST_F(MeshCliTest, BakesAClosedMeshAndPrintsReportAndStatistics) {
   EXPECT_EQ(std::get<distgrid::Grid<double>>(grid).volume(), 4144.0 / 4096);
 }
 
+TEST_F(MeshCliTest, BandAndThreadsReachTheBake) {
+  const std::string mesh = write("cube.obj", kCube), out = path("cube.dgrid");
+  const CliResult r = run_cli("bake --mesh " + mesh + " --h 0.125 --band 4 --threads 3 --out " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find(" on 3 threads"), std::string::npos) << r.out;
+  const auto g = std::get<distgrid::Grid<float>>(distgrid::load_grid(out));
+  EXPECT_EQ(g.band(), 4.0);
+  EXPECT_EQ(g.band_width(), 0.5);
+}
+
 TEST_F(MeshCliTest, VoxelsPerDiagonalSetsH) {
   const std::string mesh = write("cube.obj", kCube), out = path("cube.dgrid");
   const CliResult r = run_cli("bake --mesh " + mesh + " --voxels-per-diagonal 10 --out " + out);

@@ -16,6 +16,7 @@
 #include "distgrid/bake.hpp"
 #include "distgrid/command_line.hpp"
 #include "distgrid/default_parts.hpp"
+#include "distgrid/detail/parallel.hpp"
 #include "distgrid/error.hpp"
 #include "distgrid/field_json.hpp"
 #include "distgrid/file_io.hpp"
@@ -153,6 +154,17 @@ distgrid::Field<S> compile_for_bake(const nlohmann::json& spec, const std::strin
   return compile(clipped_spec(spec, *clip));
 }
 
+/// The built-in part, or Error(badarg) naming the known ones and the nearest.
+const distgrid::DefaultPart& find_part(const std::string& name) {
+  try {
+    return distgrid::default_part(name);
+  } catch (const Error& e) {
+    std::vector<std::string> names;
+    for (const distgrid::DefaultPart& part : distgrid::default_parts()) names.push_back(part.name);
+    throw Error(e.code(), e.what() + distgrid::command_line::did_you_mean(name, names));
+  }
+}
+
 template <class S>
 int bake_and_save(const nlohmann::json& spec, const std::string& source, const std::optional<distgrid::Box>& clip,
                   const distgrid::BakeSettings& settings, const std::string& out, nlohmann::json origin,
@@ -172,9 +184,10 @@ int bake_and_save(const nlohmann::json& spec, const std::string& source, const s
   std::printf("baked %s%s: %zu bricks computed, %zu inside, %" PRId64 " considered\n", source.c_str(),
               clip ? " clipped to the --bbox box" : "", grid.stored_brick_count(), grid.inside_brick_count(),
               plan.bricks_considered);
-  std::printf("storage %s, h %s, band %s, memory %s, %.3g s\n", sizeof(S) == 4 ? "float" : "double",
+  std::printf("storage %s, h %s, band %s, memory %s, %.3g s on %u threads\n", sizeof(S) == 4 ? "float" : "double",
               table_number(grid.h()).c_str(), table_number(grid.band()).c_str(),
-              distgrid::format_bytes(grid.memory_bytes()).c_str(), seconds);
+              distgrid::format_bytes(grid.memory_bytes()).c_str(), seconds,
+              distgrid::detail::resolve_thread_count(settings.threads));
   std::printf("wrote %s\n", out.c_str());
   return 0;
 }
@@ -219,7 +232,7 @@ int run_bake(int argc, char** argv) {
   nlohmann::json spec, origin;
   std::string source;
   if (part_name) {
-    const distgrid::DefaultPart& part = distgrid::default_part(*part_name);
+    const distgrid::DefaultPart& part = find_part(*part_name);
     spec = part.spec;
     source = "part " + part.name;
     origin = distgrid::tools::grid_origin("part", part.name);

@@ -141,7 +141,9 @@ std::string describe_grid(const nlohmann::json& info) {
 template <class S>
 SampleMarks sample_marks(const Grid<S>& grid, const std::array<double, 3>& p, double value) {
   SampleMarks marks;
-  marks.clamped = std::fabs(value) == grid.band_width();
+  // Stored nodes hold the clamp rounded to S, absent and inside bricks read band*h itself.
+  const double stored_clamp = std::fabs(static_cast<double>(static_cast<S>(grid.band_width())));
+  marks.clamped = std::fabs(value) >= std::min(grid.band_width(), stored_clamp);
   // The bricks of the eight corner nodes: floor(p / h) and the node after it, per axis.
   std::array<std::array<std::int64_t, 2>, 3> bricks{};
   for (std::size_t a = 0; a < 3; ++a) {

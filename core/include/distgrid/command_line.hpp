@@ -67,7 +67,12 @@ struct Arguments {
           if (!first_error) first_error = UsageError{a + " needs a value"};
           continue;
         }
-        const std::string value = argv[++n];
+        const std::string value = argv[n + 1];
+        if (contains(valued, value) || contains(flag_names, value)) {  // `--spec --h 0.1`: the value was left out
+          if (!first_error) first_error = UsageError{a + " needs a value before " + value};
+          continue;
+        }
+        ++n;
         if (value == "--help" || value == "-h") args.help = true;
         else args.options.emplace_back(a, value);
       } else {
