@@ -104,8 +104,12 @@ TEST_F(CliTest, BakesASphereAndReadsItBack) {
 }
 
 TEST_F(CliTest, ResultsDoNotDependOnTheThreadCount) {
-  ASSERT_EQ(run_cli("bake --part torus --h 0.05 --threads 1 --out " + path("one.dgrid")).exit_code, 0);
-  ASSERT_EQ(run_cli("bake --part torus --h 0.05 --threads 3 --out " + path("three.dgrid")).exit_code, 0);
+  const CliResult one = run_cli("bake --part torus --h 0.05 --threads 1 --out " + path("one.dgrid"));
+  ASSERT_EQ(one.exit_code, 0) << one.out;
+  EXPECT_NE(one.out.find(" s on 1 thread\n"), std::string::npos) << one.out;
+  const CliResult three = run_cli("bake --part torus --h 0.05 --threads 3 --out " + path("three.dgrid"));
+  ASSERT_EQ(three.exit_code, 0) << three.out;
+  EXPECT_NE(three.out.find(" s on 3 threads\n"), std::string::npos) << three.out;
   std::ifstream a(path("one.dgrid"), std::ios::binary), b(path("three.dgrid"), std::ios::binary);
   const std::string bytes_a((std::istreambuf_iterator<char>(a)), std::istreambuf_iterator<char>());
   const std::string bytes_b((std::istreambuf_iterator<char>(b)), std::istreambuf_iterator<char>());

@@ -10,7 +10,6 @@
 
 #include "commands.hpp"
 #include "distgrid/command_line.hpp"
-#include "distgrid/detail/parallel.hpp"
 #include "distgrid/error.hpp"
 #include "distgrid/file_io.hpp"
 #include "distgrid/grid_io.hpp"
@@ -92,7 +91,7 @@ void bake_and_save(const PreparedMesh& mesh, const MeshBakeSettings& settings, c
   std::printf("bricks     %zu computed (%zu with no node in the band), %zu inside, %" PRId64 " considered\n",
               stats.bricks_computed, stats.bricks_beyond_band, stats.bricks_inside, stats.bricks_considered);
   std::printf("rows       %zu parity rays, %zu retried, %zu unmarked\n", stats.rows, stats.rows_retried, stats.rows_unmarked);
-  std::printf("time       %.3g s on %u threads, memory %s\n", seconds, detail::resolve_thread_count(settings.threads),
+  std::printf("time       %.3g s %s, memory %s\n", seconds, threads_used(settings.threads).c_str(),
               format_bytes(grid.memory_bytes()).c_str());
   print_warnings(mesh.report, stats);
   std::printf("wrote %s\n", out.c_str());

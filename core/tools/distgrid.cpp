@@ -16,7 +16,6 @@
 #include "distgrid/bake.hpp"
 #include "distgrid/command_line.hpp"
 #include "distgrid/default_parts.hpp"
-#include "distgrid/detail/parallel.hpp"
 #include "distgrid/error.hpp"
 #include "distgrid/field_json.hpp"
 #include "distgrid/file_io.hpp"
@@ -184,10 +183,10 @@ int bake_and_save(const nlohmann::json& spec, const std::string& source, const s
   std::printf("baked %s%s: %zu bricks computed, %zu inside, %" PRId64 " considered\n", source.c_str(),
               clip ? " clipped to the --bbox box" : "", grid.stored_brick_count(), grid.inside_brick_count(),
               plan.bricks_considered);
-  std::printf("storage %s, h %s, band %s, memory %s, %.3g s on %u threads\n", sizeof(S) == 4 ? "float" : "double",
+  std::printf("storage %s, h %s, band %s, memory %s, %.3g s %s\n", sizeof(S) == 4 ? "float" : "double",
               table_number(grid.h()).c_str(), table_number(grid.band()).c_str(),
               distgrid::format_bytes(grid.memory_bytes()).c_str(), seconds,
-              distgrid::detail::resolve_thread_count(settings.threads));
+              distgrid::tools::threads_used(settings.threads).c_str());
   std::printf("wrote %s\n", out.c_str());
   return 0;
 }

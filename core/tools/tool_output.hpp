@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "distgrid/detail/parallel.hpp"
+
 namespace distgrid::tools {
 
 /// "0.1.0 (git 1234abcd5678)": the project version and the git revision configured.
@@ -31,6 +33,12 @@ inline std::string hex_number(double v) {
   char text[40];
   std::snprintf(text, sizeof text, "%a", v);
   return text;
+}
+
+/// "on 1 thread", "on 4 threads": the worker threads a --threads value (0: all) gives.
+inline std::string threads_used(unsigned requested) {
+  const unsigned count = detail::resolve_thread_count(requested);
+  return "on " + std::to_string(count) + (count == 1 ? " thread" : " threads");
 }
 
 /// FNV-1a 64 of the bytes as 16 hex digits: names an input's exact content.
