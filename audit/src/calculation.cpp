@@ -49,8 +49,8 @@ const std::vector<Calculation>& calculations() {
           "Bricks to compute",
           PrecisionClass::bits64,
           {{"core/src/plan.cpp", "plan_brick_range"},
-           {"core/src/field_json.cpp", "Field<S>::classify"},
-           {"core/src/field_json.cpp", "lipschitz_test"},
+           {"core/src/field.cpp", "Field<S>::classify"},
+           {"core/src/field.cpp", "lipschitz_test"},
            {"core/src/plan.cpp", "plan_bricks"}},
           "brick range = floor(x / h / 8) for the box's limits x (grown by band h), in double; a brick is computed "
           "unless the ball of radius 3.5 sqrt(3) h around its centre ((b * 8 + 3.5) h per axis) is classified wholly "
@@ -318,7 +318,7 @@ const std::vector<Calculation>& calculations() {
           "The compiled formula",
           PrecisionClass::bits64,
           {{"core/include/distgrid/field_nodes.hpp", "Field<S>::eval_node"},
-           {"core/src/field_json.cpp", "Field<S>::eval_batch"}},
+           {"core/src/field.cpp", "Field<S>::eval_batch"}},
           "the formula's tree evaluated in double: primitives' exact distances, min / max for CSG, offsets and "
           "shells, transforms of the point, the gyroid wall",
           "per formula (the default parts and two of the audit's own: a shell of scaled CSG, a uniform gyroid in a "
@@ -353,9 +353,9 @@ const std::vector<Calculation>& calculations() {
           "contour.surface_nets",
           "Surface-nets contour vertices",
           PrecisionClass::bits32_in_part,
-          {{"core/src/contour.cpp", "add_piece_vertex"},
-           {"core/src/contour.cpp", "cell_pattern"},
-           {"core/src/contour.cpp", "contour"}},
+          {{"core/src/contour/surface_nets.hpp", "add_piece_vertex"},
+           {"core/src/contour/node_block.hpp", "cell_pattern"},
+           {"core/src/contour/contour.cpp", "contour"}},
           "a cell whose corners differ in sign (value < 0 inside) gets one vertex at the mean of its crossing edges' "
           "points, t = d_lo / (d_lo - d_hi) from each edge's lower corner, at world (i + local) * h; in double",
           "per part and storage, every cell near the surface for the decision; then vertices of sign-changing cells "
@@ -374,8 +374,8 @@ const std::vector<Calculation>& calculations() {
           "contour.marching_cubes",
           "Marching-cubes contour vertices",
           PrecisionClass::bits32_in_part,
-          {{"core/src/contour.cpp", "add_edge_vertex"},
-           {"core/src/contour.cpp", "contour"}},
+          {{"core/src/contour/marching_cubes.hpp", "add_edge_vertex"},
+           {"core/src/contour/contour.cpp", "contour"}},
           "a grid edge whose ends differ in sign (value < 0 inside) gets one vertex at t = d0 / (d0 - d1) from its "
           "lower node, at world (i + t e_axis) * h; in double",
           "per part and storage, every grid edge near the surface for the decision; then vertices of sign-changing "

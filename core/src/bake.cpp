@@ -43,7 +43,7 @@ void bake_brick(const Field<S>& field, std::int64_t key, double h, double band_w
 }
 
 template <class S>
-Grid<S> bake_plan(const Field<S>& field, const Plan& plan, unsigned threads, const ProgressFn& progress) {
+Grid<S> bake_planned_bricks(const Field<S>& field, const Plan& plan, unsigned threads, const ProgressFn& progress) {
   Grid<S> grid(plan.h, plan.band);
   grid.reserve(plan.near_keys.size(), plan.inside_keys.size());
   std::vector<S*> targets;
@@ -68,13 +68,13 @@ Grid<S> bake_plan(const Field<S>& field, const Plan& plan, unsigned threads, con
 
 template <class S>
 Grid<S> bake(const Field<S>& field, const BakeSettings& settings, const ProgressFn& progress) {
-  return bake_plan(field, plan_bricks(field, settings), settings.threads, progress);
+  return bake_planned_bricks(field, plan_bricks(field, settings), settings.threads, progress);
 }
 
 template void bake_brick<float>(const Field<float>&, std::int64_t, double, double, float*, FieldScratch&);
 template void bake_brick<double>(const Field<double>&, std::int64_t, double, double, double*, FieldScratch&);
-template Grid<float> bake_plan<float>(const Field<float>&, const Plan&, unsigned, const ProgressFn&);
-template Grid<double> bake_plan<double>(const Field<double>&, const Plan&, unsigned, const ProgressFn&);
+template Grid<float> bake_planned_bricks<float>(const Field<float>&, const Plan&, unsigned, const ProgressFn&);
+template Grid<double> bake_planned_bricks<double>(const Field<double>&, const Plan&, unsigned, const ProgressFn&);
 template Grid<float> bake<float>(const Field<float>&, const BakeSettings&, const ProgressFn&);
 template Grid<double> bake<double>(const Field<double>&, const BakeSettings&, const ProgressFn&);
 

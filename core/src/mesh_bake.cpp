@@ -14,6 +14,7 @@
 #endif
 
 #include "distgrid/closest_point.hpp"
+#include "distgrid/detail/lanes.hpp"
 #include "distgrid/detail/parallel.hpp"
 #include "distgrid/error.hpp"
 #include "distgrid/plan.hpp"
@@ -22,12 +23,9 @@ namespace distgrid {
 namespace {
 
 using detail::dot3;
+using detail::LaneMask;
+using detail::Lanes;
 using detail::sub3;
-
-/// Four doubles operated on together (GCC/Clang vector extension).
-using Lanes = double __attribute__((vector_size(32)));
-/// What comparing two Lanes gives: all ones in a lane where it holds, else zero.
-using LaneMask = std::int64_t __attribute__((vector_size(32)));
 
 /// The lanes of a comparison that hold, as bits 0 to 3 (one instruction with AVX).
 inline unsigned lane_bits(const LaneMask& mask) noexcept {

@@ -89,7 +89,7 @@ TYPED_TEST(BakeTest, PlanNeverSkipsABrickHoldingANodeInTheBand) {
     const Field<TypeParam> field = compile_field<TypeParam>(part.spec);
     const double h = 0.05, band = 3, bw = band * h;
     const Plan plan = plan_bricks(field, BakeSettings{h, band, std::nullopt, 1});
-    const Grid<TypeParam> grid = bake_plan(field, plan, 1);
+    const Grid<TypeParam> grid = bake_planned_bricks(field, plan, 1);
     std::size_t nodes_in_band = 0;
     // The range and one layer of bricks around it, which must lie wholly outside.
     for (std::int64_t bx = plan.lo[0] - 1; bx <= plan.hi[0] + 1; ++bx)

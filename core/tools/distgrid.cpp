@@ -101,7 +101,7 @@ int bake_and_save(const nlohmann::json* spec, const std::string& spec_text, cons
       spec ? distgrid::compile_field<S>(*spec) : distgrid::compile_field_text<S>(spec_text, source);
   const distgrid::Plan plan = distgrid::plan_bricks(field, settings);
   ProgressLine progress("baking bricks");
-  const distgrid::Grid<S> grid = distgrid::bake_plan(
+  const distgrid::Grid<S> grid = distgrid::bake_planned_bricks(
       field, plan, settings.threads, [&](std::size_t d, std::size_t t) { progress(d, t); });
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   distgrid::save_grid(grid, out);

@@ -24,10 +24,11 @@ template <class S>
 Grid<S> bake(const Field<S>& field, const BakeSettings& settings,
              const ProgressFn& progress = {});
 
-/// Bakes an already computed plan.
+/// Bakes the bricks of a plan computed before (plan_bricks): its near bricks
+/// computed, its inside bricks marked.
 template <class S>
-Grid<S> bake_plan(const Field<S>& field, const Plan& plan, unsigned threads,
-                  const ProgressFn& progress = {});
+Grid<S> bake_planned_bricks(const Field<S>& field, const Plan& plan, unsigned threads,
+                            const ProgressFn& progress = {});
 
 extern template Grid<float> bake<float>(const Field<float>&, const BakeSettings&, const ProgressFn&);
 extern template Grid<double> bake<double>(const Field<double>&, const BakeSettings&, const ProgressFn&);

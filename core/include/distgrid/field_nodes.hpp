@@ -354,7 +354,7 @@ class Field {
 
   /// Conservative: `outside` / `inside` only when no point of the ball (centre,
   /// radius r) has |f| < band_width. Leaves use their Lipschitz bound with the
-  /// slack described in field_json.cpp; CSG and transform nodes refine through
+  /// slack described in field.cpp; CSG and transform nodes refine through
   /// their children (a union is outside when all children are).
   BallClass classify(double cx, double cy, double cz, double r, double band_width) const;
 

@@ -1,6 +1,6 @@
 #pragma once
 // The pieces of surface inside one cell, for each of the 256 inside/outside patterns
-// of its corners. Internal to contour.cpp and its tests.
+// of its corners. Internal to the contour meshers (core/src/contour/) and their tests.
 //
 // Corner c sits at (c & 1, (c >> 1) & 1, (c >> 2) & 1); bit c of a case is set when
 // corner c is inside. Edge 4a + s + 2t runs along axis a from the corner whose
