@@ -17,6 +17,11 @@ constexpr double kPi = std::numbers::pi;
 
 json vec(double x, double y, double z) { return json::array({x, y, z}); }
 
+/// A density-map number field: `data` at the cell centres of `box` (x fastest), blended from v0 to v1.
+json density_map(const std::array<int, 3>& cells, const json& box, const json& data, double v0, double v1) {
+  return {{"type", "density"}, {"cells", {cells[0], cells[1], cells[2]}}, {"box", box}, {"data", data}, {"v0", v0}, {"v1", v1}};
+}
+
 DefaultPart sphere_part() {
   DefaultPart p;
   p.name = "sphere";
@@ -113,10 +118,8 @@ DefaultPart gyroid_part() {
   const double half = 0.75;
   json box = json::array({center[0] - half, center[1] - half, center[2] - half, center[0] + half, center[1] + half,
                           center[2] + half});
-  const json wall = {{"type", "density"}, {"cells", {4, 4, 4}}, {"box", box}, {"data", sixteenths(kWallSixteenths)},
-                     {"v0", 0.04}, {"v1", 0.12}};
-  const json cell = {{"type", "density"}, {"cells", {2, 2, 2}}, {"box", box}, {"data", sixteenths(kCellSixteenths)},
-                     {"v0", 0.55}, {"v1", 0.65}};
+  const json wall = density_map({4, 4, 4}, box, sixteenths(kWallSixteenths), 0.04, 0.12);
+  const json cell = density_map({2, 2, 2}, box, sixteenths(kCellSixteenths), 0.55, 0.65);
   DefaultPart p;
   p.name = "gyroid";
   p.description =
@@ -215,8 +218,8 @@ DefaultPart shells_part() {
   const double d0 = 0.05, db = 0.06 / 0.9;  // grown distance 0.02 .. 0.08
   const double wall = 0.05;
   const json map_box = json::array({-1, -1, -0.9, 1, 1, 0.9});
-  const json thickness = {{"type", "density"}, {"cells", {1, 1, 2}}, {"box", map_box}, {"data", {0, 1}}, {"v0", 0.04}, {"v1", 0.12}};
-  const json distance = {{"type", "density"}, {"cells", {1, 1, 2}}, {"box", map_box}, {"data", {0, 1}}, {"v0", 0.02}, {"v1", 0.08}};
+  const json thickness = density_map({1, 1, 2}, map_box, {0, 1}, 0.04, 0.12);
+  const json distance = density_map({1, 1, 2}, map_box, {0, 1}, 0.02, 0.08);
   const auto ball = [](double x, double y, double r) { return json{{"type", "sphere"}, {"center", vec(x, y, 0)}, {"radius", r}}; };
   DefaultPart p;
   p.name = "shells";
