@@ -206,16 +206,16 @@ DefaultPart cut_cylinder_part() {
 }
 
 DefaultPart shells_part() {
-  // Four balls in a square, centred at z = 0: a wall centred on a sphere, a wall inside
-  // one and a wall outside one, and a ball grown by a distance. Thickness and distance
-  // follow maps linear in z across every wall (2 cells along z, centres at -0.45 and
-  // 0.45, beyond every wall), so t = t0 + b z = t0 + b r cos(theta) about each centre
-  // and each wall's radius bounds are R' / (1 -+ b' cos(theta)): integrating r^2 over
-  // them gives the closed forms below (the integral of (1 - k u)^-3 over u in [-1, 1]
-  // is 2 / (1 - k^2)^2). The outside wall's thickness is a constant.
-  const double radius = 0.3, grown = 0.28, c = 0.4;
+  // Three balls in a triangle, centred at z = 0: a wall centred on a sphere, a wall
+  // inside one, and a wall of constant thickness outside a sphere grown by a
+  // distance. Thickness and distance follow maps linear in z across every wall (2
+  // cells along z, centres at -0.45 and 0.45, beyond every wall), so each wall's
+  // radius bounds about its centre are R' / (1 -+ b' cos(theta)): integrating r^2
+  // between them gives the closed forms below (the integral of (1 - k u)^-3 over u
+  // in [-1, 1] is 2 / (1 - k^2)^2).
+  const double radius = 0.3, grown = 0.26;
   const double t0 = 0.08, tb = 0.08 / 0.9;  // thickness 0.04 .. 0.12 over z = -0.45 .. 0.45
-  const double d0 = 0.05, db = 0.06 / 0.9;  // grown distance 0.02 .. 0.08
+  const double d0 = 0.05, db = 0.06 / 0.9;  // grown by 0.02 .. 0.08
   const double wall = 0.05;
   const json map_box = json::array({-1, -1, -0.9, 1, 1, 0.9});
   const json thickness = density_map({1, 1, 2}, map_box, {0, 1}, 0.04, 0.12);
@@ -224,31 +224,31 @@ DefaultPart shells_part() {
   DefaultPart p;
   p.name = "shells";
   p.description =
-      "four balls: walls centred on, inside and outside a sphere (0.04 .. 0.12 thick, rising with z; 0.05) and a ball "
-      "grown by 0.02 .. 0.08";
+      "three walls: centred on and inside a sphere (0.04 .. 0.12 thick, rising with z), and 0.05 thick outside a "
+      "sphere grown by 0.02 .. 0.08";
+  const json outside = {{"type", "shell"},
+                        {"side", "outside"},
+                        {"thickness", {{"type", "constant"}, {"value", wall}}},
+                        {"shape", {{"type", "offset"}, {"distance", distance}, {"shape", ball(0, 0.35, grown)}}}};
+  const json walls = json::array({{{"type", "shell"}, {"thickness", thickness}, {"shape", ball(-0.4, -0.35, radius)}},
+                                  {{"type", "shell"}, {"side", "inside"}, {"thickness", thickness},
+                                   {"shape", ball(0.4, -0.35, radius)}},
+                                  outside});
   p.spec = {{"type", "translate"},
             {"by", vec(0.0107, -0.0089, 0.0131)},
-            {"shape",
-             {{"type", "union"},
-              {"of",
-               {{{"type", "shell"}, {"thickness", thickness}, {"shape", ball(-c, -c, radius)}},
-                {{"type", "shell"}, {"side", "inside"}, {"thickness", thickness}, {"shape", ball(c, -c, radius)}},
-                {{"type", "shell"}, {"side", "outside"}, {"thickness", {{"type", "constant"}, {"value", wall}}},
-                 {"shape", ball(-c, c, radius)}},
-                {{"type", "offset"}, {"distance", distance}, {"shape", ball(c, c, grown)}}}}}}};
+            {"shape", {{"type", "union"}, {"of", walls}}}};
   const auto cube = [](double x) { return x * x * x; };
   const auto stretch = [](double k) { return 1 / ((1 - k * k) * (1 - k * k)); };
   const double ball_volume = 4.0 / 3.0 * kPi;
   const double centred = ball_volume * (cube(radius + t0 / 2) - cube(radius - t0 / 2)) * stretch(tb / 2);
   const double inside = ball_volume * (cube(radius) - cube(radius - t0) * stretch(tb));
-  const double outside = ball_volume * (cube(radius + wall) - cube(radius));
-  const double offset = ball_volume * cube(grown + d0) * stretch(db);
-  p.volume = centred + inside + outside + offset;
+  const double grown_wall = ball_volume * (cube(grown + d0 + wall) - cube(grown + d0)) * stretch(db);
+  p.volume = centred + inside + grown_wall;
   p.volume_exact = true;
   p.volume_source =
       "4/3 pi times: centred wall ((R + t0/2)^3 - (R - t0/2)^3) / (1 - b^2/4)^2; inside wall R^3 - (R - t0)^3 / "
-      "(1 - b^2)^2; outside wall (R + 0.05)^3 - R^3; grown ball (0.28 + d0)^3 / (1 - b'^2)^2; R = 0.3, t0 = 0.08, "
-      "b = 0.08/0.9, d0 = 0.05, b' = 0.06/0.9";
+      "(1 - b^2)^2; outside wall ((G + d0 + 0.05)^3 - (G + d0)^3) / (1 - b'^2)^2; R = 0.3, t0 = 0.08, b = 0.08/0.9, "
+      "G = 0.26, d0 = 0.05, b' = 0.06/0.9";
   return p;
 }
 
