@@ -31,6 +31,7 @@
 #include <cstring>
 #include <limits>
 #include <map>
+#include <stdexcept>
 #include <optional>
 #include <string>
 #include <vector>
@@ -245,8 +246,12 @@ std::vector<Formula> formulas_at(RunContext& context, Owned& owned, Placement wh
     auto& refs = owned.references[{f.name, static_cast<int>(w)}];
     if (!refs[0]) {
       const json placed = placed_spec(f.spec, s, where);
-      refs[0].emplace(placed, reference::DensityValues::given);
-      refs[1].emplace(placed, reference::DensityValues::float32);
+      try {
+        refs[0].emplace(placed, reference::DensityValues::given);
+        refs[1].emplace(placed, reference::DensityValues::float32);
+      } catch (const std::invalid_argument& e) {
+        throw Error(ErrorCode::badspec, "formula " + f.name + ": " + e.what());
+      }
     }
     f.reference_given = &*refs[0];
     f.reference_float = &*refs[1];
@@ -311,10 +316,11 @@ Point generate_input(const StratumSpec& stratum, const Formula& formula, double 
       return draw_where(rng, *formula.exact, formula.box, 2000, fallback,
                         [&](double f) { return std::fabs(f) < band_width; });
     case Stratum::special: {
+      if (formula.special.empty()) return draw_point(rng, formula.box);
       const auto k = static_cast<std::size_t>(rng.integer(0, static_cast<std::int64_t>(formula.special.size()) - 1));
       Point p = formula.special[k];
       if (rng.integer(0, 3) == 0) return p;
-      // A random direction (normalised Gaussian-free: uniform in the cube, rejected outside the ball).
+      // A direction uniform on the sphere: a point uniform in the cube, kept inside the unit ball.
       std::array<double, 3> d{};
       double length2 = 0;
       do {
