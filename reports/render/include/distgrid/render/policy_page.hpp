@@ -18,6 +18,9 @@ struct PageOptions {
   std::string source_dir;
   /// How the page names the report (its file name, never a machine path).
   std::string report_name = "report.json";
+  /// A baseline report: every figure then shows its change against it.
+  const nlohmann::json* baseline = nullptr;
+  std::string baseline_name;
 };
 
 /// The report in `text`, checked to be a JSON object of schema kReportSchema
@@ -29,8 +32,10 @@ nlohmann::json parse_report(std::string_view text, const std::string& name);
 /// Sections the report lacks are rendered as notes saying so.
 std::string policy_page_html(const nlohmann::json& report, const PageOptions& options);
 
-/// Reads `report_path`, renders it and writes `out_path` through a temporary
-/// file and a rename. Throws Error(badfile) naming the file at fault.
-void render_policy_page(const std::string& report_path, const std::string& out_path, const std::string& source_dir);
+/// Reads `report_path` (and `baseline_path` unless empty), renders it and
+/// writes `out_path` through a temporary file and a rename. Throws
+/// Error(badfile) naming the file at fault.
+void render_policy_page(const std::string& report_path, const std::string& out_path, const std::string& source_dir,
+                        const std::string& baseline_path = "");
 
 }  // namespace distgrid::render
