@@ -4,7 +4,6 @@
 // the words the message must contain to name the input and where in it the
 // fault is; and that no output file was left behind.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <array>
 #include <cmath>
@@ -18,6 +17,9 @@
 #include <ostream>
 #include <string>
 #include <vector>
+
+#include "support/scratch_dir.hpp"
+#include "support/test_meshes.hpp"
 
 namespace {
 
@@ -107,6 +109,16 @@ std::string bytes_with_nul(const std::string& text) { return text + std::string(
 
 void put_u64(std::string& out, std::uint64_t v) { put(out, v); }
 void put_f64(std::string& out, double v) { put(out, v); }
+
+/// Closed meshes that bound no solid, as OBJ text: two overlapping bunny-like
+/// shells, a shell through itself, and a ball inside a ball facing the same way.
+std::string two_overlapping_shells() {
+  using namespace distgrid::test_support;
+  const distgrid::TriangleMesh bunny = bunny_like(3);
+  return obj_text(joined(bunny, translated(bunny, {0.45, 0.1, 0})));
+}
+std::string self_intersecting_shell() { return distgrid::test_support::obj_text(distgrid::test_support::spindle_torus()); }
+std::string nested_same_orientation() { return distgrid::test_support::obj_text(distgrid::test_support::hollow_ball(true)); }
 
 /// What a .dgrid file (version 1, see core/src/grid_io.cpp) holds, to write it with faults.
 struct DgridContent {
@@ -198,6 +210,17 @@ const std::vector<BadInput>& catalogue() {
        Tool::distgrid, "bake --mesh {in} --h 0.1 --out {out}", 1, "openmesh", {"orient"}},
       {"mesh_all_zero_area", "m.obj", "v 0 0 0\nv 1 0 0\nv 2 0 0\nf 1 2 3\nf 1 3 2\n", Tool::distgrid,
        "bake --mesh {in} --h 0.1 --out {out}", 1, "badmesh", {"non-zero area"}},
+      {"mesh_two_overlapping_shells", "m.obj", two_overlapping_shells(), Tool::distgrid,
+       "bake --mesh {in} --h 0.1 --out {out}", 1, "selfintersect", {"pairs of triangles meet", "e.g. triangles "}},
+      {"mesh_shell_through_itself", "m.obj", self_intersecting_shell(), Tool::distgrid,
+       "bake --mesh {in} --h 0.1 --out {out}", 1, "selfintersect", {"bounds no solid", "e.g. triangles "}},
+      {"mesh_shell_inside_a_shell_facing_the_same_way", "m.obj", nested_same_orientation(), Tool::distgrid,
+       "bake --mesh {in} --h 0.1 --out {out}", 1, "badmesh", {"1 shell faces the wrong way", "shell of triangle 1280"}},
+      {"mesh_file_over_the_budget", "m.obj", kTetraObj, Tool::distgrid,
+       "bake --mesh {in} --h 0.1 --max-memory 100 --out {out}", 1, "toolarge",
+       {"reading its 64 B", "over the memory budget of 100 B"}},
+      {"mesh_estimate_over_the_budget", "m.obj", two_overlapping_shells(), Tool::distgrid,
+       "bake --mesh {in} --h 1e-5 --out {out}", 1, "toolarge", {"at h = 1e-05", "bricks to compute", "triangle-brick pairs"}},
       // PLY
       {"ply_binary_truncated", "m.ply", binary_ply_tetra(48 + 13 * 2), Tool::distgrid,
        "bake --mesh {in} --h 0.1 --out {out}", 1, "badfile", {"byte"}},
@@ -251,6 +274,33 @@ const std::vector<BadInput>& catalogue() {
        "bake --mesh {in} --h 0.001 --max-memory 1M --out {out}", 1, "toolarge", {"memory budget"}},
       {"memory_budget_not_a_size", "s.json", kSphereSpec, Tool::distgrid,
        "bake --spec {in} --h 0.1 --max-memory lots --out {out}", 2, "usage", {"--max-memory"}},
+      // Boxes, folders and misspellings
+      {"bbox_empty", "s.json", kSphereSpec, Tool::distgrid, "bake --spec {in} --h 0.1 --bbox 0,0,0,1,0,1 --out {out}", 1,
+       "badarg", {"--bbox 0,0,0,1,0,1", "X0 < X1"}},
+      {"bbox_not_finite", "s.json", kSphereSpec, Tool::distgrid, "bake --spec {in} --h 0.1 --bbox 0,0,0,inf,1,1 --out {out}",
+       1, "badarg", {"finite"}},
+      {"bbox_five_numbers", "s.json", kSphereSpec, Tool::distgrid, "bake --spec {in} --h 0.1 --bbox 0,0,0,1,1 --out {out}",
+       2, "usage", {"six numbers"}},
+      {"spec_is_a_folder", "", "", Tool::distgrid, "bake --spec {dir} --h 0.1 --out {out}", 1, "badarg",
+       {"is a folder; a file was expected"}},
+      {"mesh_is_a_folder", "", "", Tool::distgrid, "bake --mesh {dir} --h 0.1 --out {out}", 1, "badarg", {"is a folder"}},
+      {"out_is_a_folder", "s.json", kSphereSpec, Tool::distgrid, "bake --spec {in} --h 0.1 --out {dir}", 1, "badarg",
+       {"is a folder; give the name of the file to write"}},
+      {"out_ends_in_a_slash", "s.json", kSphereSpec, Tool::distgrid, "bake --spec {in} --h 0.1 --out {dir}/new/", 1,
+       "badarg", {"is a folder"}},
+      {"out_folder_missing", "", "", Tool::distgrid, "bake --spec {dir}/absent.json --h 0.1 --out {dir}/no/such.dgrid", 1,
+       "badfile", {"no/such.dgrid: the folder", "does not exist"}},
+      {"grid_is_a_folder", "", "", Tool::distgrid, "info {dir}", 1, "badarg", {"is a folder"}},
+      {"option_misspelt", "s.json", kSphereSpec, Tool::distgrid, "bake --spec {in} --hh 0.1 --out {out}", 2, "usage",
+       {"unknown option --hh (did you mean --h?)"}},
+      {"option_value_left_out", "s.json", kSphereSpec, Tool::distgrid, "bake --spec --h 0.1 --out {out}", 2, "usage",
+       {"--spec needs a value before --h"}},
+      {"part_misspelt", "", "", Tool::distgrid, "bake --part spehre --h 0.1 --out {out}", 1, "badarg",
+       {"unknown part \"spehre\"", "(did you mean sphere?)"}},
+      {"command_misspelt", "", "", Tool::distgrid, "contuor {dir}/g.dgrid --out {out}", 2, "usage",
+       {"unknown command 'contuor' (did you mean contour?)"}},
+      {"audit_option_misspelt", "", "", Tool::audit, "run --quikc --out {out}", 2, "usage", {"(did you mean --quick?)"}},
+      {"audit_command_misspelt", "", "", Tool::audit, "lsit", 2, "usage", {"(did you mean list?)"}},
       // .dgrid files
       {"dgrid_empty", "g.dgrid", "", Tool::distgrid, "info {in}", 1, "badfile", {"truncated"}},
       {"dgrid_bad_magic", "g.dgrid", std::string(64, 'x'), Tool::distgrid, "info {in}", 1, "badfile",
@@ -260,8 +310,8 @@ const std::vector<BadInput>& catalogue() {
        {"file size 1000", "truncated"}},
       {"dgrid_corrupt_byte", "g.dgrid", dgrid_bytes(with([](DgridContent& c) { c.valid_checksum = false; })),
        Tool::distgrid, "volume {in}", 1, "badfile", {"checksum at byte"}},
-      {"dgrid_future_version", "g.dgrid", dgrid_bytes(with([](DgridContent& c) { c.version = 2; })), Tool::distgrid,
-       "info {in}", 1, "badfile", {"version 2 at byte 8"}},
+      {"dgrid_future_version", "g.dgrid", dgrid_bytes(with([](DgridContent& c) { c.version = 3; })), Tool::distgrid,
+       "info {in}", 1, "badfile", {"version 3 at byte 8"}},
       {"dgrid_zero_h", "g.dgrid", dgrid_bytes(with([](DgridContent& c) { c.h = 0; })), Tool::distgrid, "info {in}",
        1, "badfile", {"byte 16"}},
       {"dgrid_nan_node_value", "g.dgrid", dgrid_bytes(with([](DgridContent& c) { c.node_value = kNaN; })),
@@ -273,6 +323,20 @@ const std::vector<BadInput>& catalogue() {
        "info {in}", 1, "badfile", {"bytes 32-47"}},
       {"sample_not_a_number", "g.dgrid", dgrid_bytes({}), Tool::distgrid, "sample {in} nan 0 0", 1, "badarg",
        {"(nan, 0, 0)", "finite"}},
+      {"dgrid_origin_length_past_the_end", "g.dgrid", dgrid_bytes(with([](DgridContent& c) { c.version = 2; })),
+       Tool::distgrid, "info {in}", 1, "badfile", {"origin length", "at byte 48"}},
+      // Points to sample
+      {"points_line_with_two_numbers", "p.txt", "0 0 0\n1 2\n", Tool::distgrid, "sample {dir}/p.txt --points {in}", 1,
+       "badfile", {"line 2", "three numbers"}},
+      {"points_not_a_number", "p.txt", "0 0 zero\n", Tool::distgrid, "sample {dir}/p.txt --points {in}", 1, "badfile",
+       {"line 1", "'zero' is not a number"}},
+      {"points_not_finite", "p.txt", "0 0 0\n\n1 inf 0\n", Tool::distgrid, "sample {dir}/p.txt --points {in}", 1,
+       "badfile", {"line 3", "finite"}},
+      {"points_is_a_folder", "", "", Tool::distgrid, "sample {dir}/g.dgrid --points {dir}", 1, "badarg", {"is a folder"}},
+      {"gradient_without_points", "", "", Tool::distgrid, "sample {dir}/g.dgrid 0 0 0 --gradient", 2, "usage",
+       {"--gradient goes with --points"}},
+      {"contour_over_the_memory_budget", "g.dgrid", dgrid_bytes({}), Tool::distgrid,
+       "contour {in} --max-memory 1K --out {dir}/out.stl", 1, "toolarge", {"the contour of 1 stored brick (about 48 vertices", "1.0 KiB"}},
       // Reports
       {"report_not_json", "r.json", "{\"schema\": ", Tool::audit, "gate {in}", 1, "badfile", {"not valid JSON at byte 12"}},
       {"report_wrong_schema", "r.json", R"({"schema": "something-else/7", "calculations": []})", Tool::audit,
@@ -296,20 +360,8 @@ const std::vector<BadInput>& catalogue() {
 /// gtest prints a failing row by its name, not its bytes.
 void PrintTo(const BadInput& row, std::ostream* out) { *out << row.name; }
 
-struct CommandResult {
-  int exit_code;
-  std::string output;
-};
-
-CommandResult run(const std::string& command) {
-  FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
-  if (!pipe) return {-1, "popen failed"};
-  std::string out;
-  std::array<char, 4096> buffer{};
-  while (std::size_t n = std::fread(buffer.data(), 1, buffer.size(), pipe)) out.append(buffer.data(), n);
-  const int status = ::pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
+using distgrid::test_support::CliResult;
+using distgrid::test_support::run_command;
 
 std::string replace_all(std::string text, const std::string& from, const std::string& to) {
   for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
@@ -339,19 +391,19 @@ TEST_P(BadInputCatalogue, FailsWithItsTypedErrorNamingTheInputAndLeavesNoOutput)
   const char* tool_path = row.tool == Tool::distgrid ? DISTGRID_CLI : DISTGRID_AUDIT_CLI;
   const char* tool_name = row.tool == Tool::distgrid ? "distgrid" : "distgrid-audit";
 
-  const CommandResult r = run(std::string(tool_path) + " " + arguments);
-  SCOPED_TRACE(std::string(tool_name) + " " + arguments + "\n" + r.output);
+  const CliResult r = run_command(std::string(tool_path) + " " + arguments);
+  SCOPED_TRACE(std::string(tool_name) + " " + arguments + "\n" + r.out);
   EXPECT_EQ(r.exit_code, row.exit_code);
   const std::string prefix = std::string(tool_name) + ": " + row.error_code + ": ";
-  EXPECT_NE(r.output.find(prefix), std::string::npos) << "expected '" << prefix << "'";
+  EXPECT_NE(r.out.find(prefix), std::string::npos) << "expected '" << prefix << "'";
   if (row.exit_code == 1) {
     // The message names the input file (or, for a bad argument, the input the argument applies to).
     const std::string named = row.file[0] ? std::string(row.file) : std::string();
     if (!named.empty() && std::string(row.error_code) != "badarg" && std::string(row.error_code) != "toolarge") {
-      EXPECT_NE(r.output.find(named), std::string::npos) << "the message does not name " << named;
+      EXPECT_NE(r.out.find(named), std::string::npos) << "the message does not name " << named;
     }
   }
-  for (const char* word : row.mentions) EXPECT_NE(r.output.find(word), std::string::npos) << "missing '" << word << "'";
+  for (const char* word : row.mentions) EXPECT_NE(r.out.find(word), std::string::npos) << "missing '" << word << "'";
   EXPECT_FALSE(fs::exists(output)) << "an output file was left behind";
   for (const auto& entry : fs::directory_iterator(dir_))
     EXPECT_EQ(entry.path().string().find(".tmp."), std::string::npos) << "temporary file left: " << entry.path();

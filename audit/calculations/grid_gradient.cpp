@@ -138,7 +138,13 @@ std::array<HighPrecision, 3> central_difference(const Point& p, double h, Values
 }
 
 /// Gradient of clamp(f, +-band h) at p by a high-precision central difference.
+/// Zero without it where f's double value at p is beyond the band by more than
+/// the difference's reach (L times the step) and its rounding: every sample clamps.
 std::array<HighPrecision, 3> true_gradient(const Field<double>& field, const Point& p, double h, double band) {
+  const double reach = field.lipschitz() * h * 0x1p-32;
+  if (reference::beyond_band(field.eval<double>(p[0], p[1], p[2]), band * h + reach,
+                             std::fabs(p[0]) + std::fabs(p[1]) + std::fabs(p[2])))
+    return {0, 0, 0};
   const HighPrecision step = HighPrecision(h) * HighPrecision(0x1p-32);
   std::array<HighPrecision, 3> g;
   for (std::size_t a = 0; a < 3; ++a) {

@@ -318,17 +318,27 @@ const std::vector<Calculation>& calculations() {
           "The compiled formula",
           PrecisionClass::bits64,
           {{"core/include/distgrid/field_nodes.hpp", "Field<S>::eval_node"},
-           {"core/src/field.cpp", "Field<S>::eval_batch"}},
+           {"core/src/field.cpp", "Field<S>::eval_batch"},
+           {"core/src/field_json.cpp", "shape"},
+           {"core/src/field_json.cpp", "rotation"},
+           {"core/src/field_json.cpp", "gyroid"}},
           "the formula's tree evaluated in double: primitives' exact distances, min / max for CSG, offsets and "
           "shells, transforms of the point, the gyroid wall",
-          "per formula (the default parts and two of the audit's own: a shell of scaled CSG, a uniform gyroid in a "
-          "rotated torus): uniform in the box, near the surface (|f| < h), on nodes in the band, and the formula "
-          "translated ~5e5 h from the origin",
+          "per formula (the default parts, and probe formulas with each node type at the root, once per option, at "
+          "a tenth of the inputs): uniform in the box, near the surface (|f| < h), on nodes in the band, the formula "
+          "translated ~5e5 h from the origin, and special points of the geometry (centres, axes, cap rims, box edges "
+          "and corners, the torus's centre and circles, gyroid points with G = 0) and points 2^-k h from them",
           "Field<S>::eval<double> and Field<S>::eval_batch",
-          "Field<S>::eval<HighPrecision>: the same formula and data in MPFR (the formula is its own definition)",
-          "error: eval<double> vs high precision, in h and in ulps of the reference with its magnitude raised to "
-          "band h; mismatches: inputs where eval_batch's bits differ from eval<double>'s. No stored values or "
-          "method: no split.",
+          "the geometric reference (reference/field_geometry.hpp), read from the spec and written from each node's "
+          "definition in docs/field-spec.md in MPFR: nearest points of the shapes, inverse transforms of the point, "
+          "the documented formulas of CSG, offsets, shells, gyroids and number fields; a membership test per node "
+          "that does not go through the distance; the documented Lipschitz bound",
+          "error: eval<double> vs the geometric reference, in h and in ulps of the reference with its magnitude "
+          "raised to band h; arithmetic: vs Field<S>::eval<HighPrecision>, the same kernel in MPFR, at every "
+          "fourth input (its rounding alone; a wrong formula leaves it unchanged). Decision sign: eval<double>'s sign vs the membership test, "
+          "margin |f| in ulps of band h (inputs within 128 ulps in the details). Per node type in details.by_node; "
+          "details.lipschitz: core's bound vs the documented one and the reference's steepest slope over it. "
+          "mismatches: inputs where eval_batch's bits differ from eval<double>'s. No stored values or method.",
           &runs::run_field_eval,
           &runs::replay_field_eval,
       },

@@ -2,6 +2,7 @@
 // high-precision references, write the JSON report, and gate it against budgets.
 // Exit codes: 0 success (gate: every budget met), 1 failure (gate: a budget
 // missed, or a typed error 'distgrid-audit: <code>: <message>'), 2 bad usage.
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -220,7 +221,9 @@ void print_summary(const nlohmann::json& report) {
     const nlohmann::json& e = entry["error"];
     const std::string unit = e.contains("h") ? "h" : e.contains("relative") ? "relative" : "ulps";
     const nlohmann::json& max = e[unit]["max"];
-    const std::string max_text = (max.is_null() ? std::string("null") : max.dump()) + " " + unit;
+    char max_number[32] = "null";  // a table: 6 significant digits; the report keeps them all
+    if (max.is_number()) std::snprintf(max_number, sizeof max_number, "%.6g", max.get<double>());
+    const std::string max_text = std::string(max_number) + " " + unit;
     std::printf("%-24s %-7s %-15s %-15s %-26s %-20s %-28s %s\n", entry["id"].get<std::string>().c_str(),
                 entry["storage"].get<std::string>().c_str(), entry["declared"].get<std::string>().c_str(),
                 entry["measured"].is_null() ? "-" : entry["measured"].get<std::string>().c_str(), max_text.c_str(),
@@ -428,16 +431,28 @@ int list_command(int argc, char** argv) {
     std::fputs("usage: distgrid-audit list\n", stdout);
     return 0;
   }
+  // Each section's columns as wide as their longest entry.
+  auto width = [](const auto& items, auto field) {
+    int w = 0;
+    for (const auto& item : items) w = std::max(w, static_cast<int>(std::string(field(item)).size()));
+    return w;
+  };
+  const auto& calculations = audit::calculations();
+  const int id_width = width(calculations, [](const audit::Calculation& c) { return c.id; });
+  const int class_width =
+      width(calculations, [](const audit::Calculation& c) { return audit::precision_name(c.declared); });
   std::printf("calculations:\n");
-  for (const audit::Calculation& c : audit::calculations())
-    std::printf("  %-12s %-15s %s\n", std::string(c.id).c_str(), std::string(audit::precision_name(c.declared)).c_str(),
-                std::string(c.title).c_str());
+  for (const audit::Calculation& c : calculations)
+    std::printf("  %-*s  %-*s  %s\n", id_width, std::string(c.id).c_str(), class_width,
+                std::string(audit::precision_name(c.declared)).c_str(), std::string(c.title).c_str());
   std::printf("claims:\n");
+  const int claim_width = width(audit::claims(), [](const audit::Claim& c) { return c.id; });
   for (const audit::Claim& c : audit::claims())
-    std::printf("  %-42s %s\n", std::string(c.id).c_str(), std::string(c.statement).c_str());
+    std::printf("  %-*s  %s\n", claim_width, std::string(c.id).c_str(), std::string(c.statement).c_str());
   std::printf("default parts:\n");
+  const int part_width = width(distgrid::default_parts(), [](const distgrid::DefaultPart& p) { return p.name; });
   for (const distgrid::DefaultPart& p : distgrid::default_parts())
-    std::printf("  %-12s %s\n", p.name.c_str(), p.description.c_str());
+    std::printf("  %-*s  %s\n", part_width, p.name.c_str(), p.description.c_str());
   std::printf("built-in mesh parts:\n");
   for (const std::string& name : distgrid::mesh_part_names()) std::printf("  %s\n", name.c_str());
   return 0;
@@ -466,6 +481,8 @@ int main(int argc, char** argv) {
     if (command == "compare") return audit::tool::compare_command(argc, argv);
     if (command == "history") return audit::tool::history_command(argc, argv);
     if (command == "budgets") return audit::tool::budgets_command(argc, argv, default_budgets().c_str());
-    throw UsageError{"unknown command '" + command + "'"};
+    throw UsageError{"unknown command '" + command + "'" +
+                     distgrid::command_line::did_you_mean(command, {"run", "gate", "replay", "merge", "list", "render",
+                                                                    "compare", "history", "budgets", "help", "--version"})};
   });
 }

@@ -9,6 +9,7 @@ std::string_view error_code_name(ErrorCode code) noexcept {
     case ErrorCode::badspec: return "badspec";
     case ErrorCode::badmesh: return "badmesh";
     case ErrorCode::openmesh: return "openmesh";
+    case ErrorCode::selfintersect: return "selfintersect";
     case ErrorCode::badfile: return "badfile";
     case ErrorCode::badarg: return "badarg";
     case ErrorCode::interrupted: return "interrupted";

@@ -400,7 +400,10 @@ class FieldCompiler {
       const double e = std::max(std::abs(g.hold_lo[a] - g.origin[a]), std::abs(g.hold_hi[a] - g.origin[a]));
       farthest2 += e * e;
     }
-    g.cell_max = c.max;
+    // Beyond B the lattice continues with the map's largest cell itself (c.max is
+    // widened for the blend's rounding, which would shift the phase there by 1e-12).
+    g.cell_max = 0;
+    for (const S d : map.data) g.cell_max = std::max(g.cell_max, map.v0 + (map.v1 - map.v0) * static_cast<double>(d));
     const double lc = c.lipschitz;
     const double bound = 1 + std::sqrt(farthest2) * lc / c.min + 1.5 * lc * kGyroidDistancePerCell + thickness_term;
     return add(g, padded(bound), 2);

@@ -2,10 +2,14 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <bit>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
+#include <numbers>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -17,6 +21,8 @@
 #include "distgrid/detail/lanes.hpp"
 #include "distgrid/detail/parallel.hpp"
 #include "distgrid/error.hpp"
+#include "distgrid/interrupt.hpp"
+#include "distgrid/memory_budget.hpp"
 #include "distgrid/plan.hpp"
 
 namespace distgrid {
@@ -700,10 +706,100 @@ bool ray_crossings(const std::vector<TriangleData>& data, const std::uint32_t* l
 /// Offsets of the parity ray from the row's centre line, in voxels, per attempt.
 constexpr std::array<std::array<double, 2>, 3> kRayOffsets{{{1.2345e-3, 2.71828e-3}, {-3.14159e-3, 1.41421e-3}, {5.7721e-3, -4.6692e-3}}};
 
+// Bytes the bake holds besides the grid: per triangle its TriangleData and where its
+// pairs end; per pair its cell while pairing and its list entry while the lists are
+// filled; per brick its slot key and count, order, list start and fill, key, target
+// and flag, and a hashed slot when the brick range is too wide for the dense map.
+constexpr double kTriangleBytes = sizeof(TriangleData) + 4;
+constexpr double kPairBytes = 8 + 4;
+constexpr double kBrickBookkeepingBytes = 64 + 64;
+
+/// Peak bytes of a bake with these counts (in double, so huge counts cannot wrap).
+double mesh_bake_bytes(double triangles, double pairs, double bricks, double inside, std::size_t value_bytes) {
+  const double per_stored = static_cast<double>(planned_grid_bytes(1, 0, value_bytes));
+  const double per_inside = static_cast<double>(planned_grid_bytes(0, 1, value_bytes));
+  return triangles * kTriangleBytes + pairs * kPairBytes + bricks * (kBrickBookkeepingBytes + per_stored) +
+         inside * per_inside;
+}
+
+/// x rounded up to a whole count, saturating at 2^64 - 1.
+std::uint64_t saturated_count(double x) noexcept {
+  if (!(x > 0)) return 0;
+  if (x >= 0x1p64) return std::numeric_limits<std::uint64_t>::max();
+  return static_cast<std::uint64_t>(std::ceil(x));
+}
+
+std::string h_text(double h) {
+  char text[40];
+  std::snprintf(text, sizeof text, "%.6g", h);
+  return text;
+}
+
+[[noreturn]] void refuse_memory(const std::string& what, const std::string& need, double bytes, std::uint64_t budget) {
+  throw Error(ErrorCode::toolarge, what + ": " + need + " need about " + format_bytes(saturated_count(bytes)) +
+                                       ", over the memory budget of " + format_bytes(budget) +
+                                       " (raise it with --max-memory, or use a larger h)");
+}
+
 }  // namespace
 
+MeshBakeEstimate estimate_mesh_bake(const std::vector<Vec3>& positions,
+                                    const std::vector<std::array<std::uint32_t, 3>>& triangles, double h, double band,
+                                    std::size_t value_bytes) {
+  MeshBakeEstimate estimate;
+  const double reach = (band + kBrickBallRadiusVoxels) * h, brick = 8 * h;
+  const double ball = 4 * std::numbers::pi / 3 * reach * reach * reach, brick_volume = brick * brick * brick;
+  double pairs = 0, area = 0, volume = 0;
+  Box box{};
+  for (const auto& t : triangles) {
+    if (t[0] >= positions.size() || t[1] >= positions.size() || t[2] >= positions.size()) continue;
+    const Vec3 &a = positions[t[0]], &b = positions[t[1]], &c = positions[t[2]];
+    const Vec3 ab = sub3(b, a), bc = sub3(c, b), ca = sub3(a, c);
+    const Vec3 n = detail::cross3(ab, sub3(c, a));
+    const double triangle_area = std::sqrt(dot3(n, n)) / 2;
+    const double perimeter = std::sqrt(dot3(ab, ab)) + std::sqrt(dot3(bc, bc)) + std::sqrt(dot3(ca, ca));
+    if (!std::isfinite(triangle_area) || !std::isfinite(perimeter)) continue;
+    pairs += 2 * reach * triangle_area + std::numbers::pi / 2 * perimeter * reach * reach + ball;
+    area += triangle_area;
+    volume += dot3(a, detail::cross3(b, c)) / 6;
+    if (estimate.triangles++ == 0) box = {a, a};
+    for (std::size_t k = 0; k < 3; ++k) {
+      box.lo[k] = std::min({box.lo[k], a[k], b[k], c[k]});
+      box.hi[k] = std::max({box.hi[k], a[k], b[k], c[k]});
+    }
+  }
+  if (estimate.triangles == 0 || !(brick_volume > 0)) return estimate;
+  std::array<double, 3> span{};  // bricks of the range per axis
+  for (std::size_t k = 0; k < 3; ++k)
+    span[k] = std::floor((box.hi[k] + band * h) / brick) - std::floor((box.lo[k] - band * h) / brick) + 1;
+  const double considered = span[0] * span[1] * span[2];
+  pairs /= brick_volume;
+  const double bricks = std::min({pairs, (2 * reach * area + ball) / brick_volume, considered});
+  const double inside = std::min(std::max(0.0, std::fabs(volume) - area * reach) / brick_volume, considered);
+  estimate.pairs = saturated_count(pairs);
+  estimate.bricks = saturated_count(bricks);
+  estimate.inside_bricks = saturated_count(inside);
+  // Parity keeps where each row of bricks (along x) starts its triangle list.
+  const double row_bytes = span[1] * span[2] * 8;
+  estimate.bytes = saturated_count(
+      mesh_bake_bytes(static_cast<double>(estimate.triangles), pairs, bricks, inside, value_bytes) + row_bytes);
+  return estimate;
+}
+
+void check_mesh_bake_memory(const std::vector<Vec3>& positions,
+                            const std::vector<std::array<std::uint32_t, 3>>& triangles,
+                            const MeshBakeSettings& settings, std::size_t value_bytes, const std::string& what) {
+  const MeshBakeEstimate e = estimate_mesh_bake(positions, triangles, settings.h, settings.band, value_bytes);
+  if (e.bytes <= settings.max_memory_bytes) return;
+  refuse_memory(what + " at h = " + h_text(settings.h),
+                "about " + std::to_string(e.bricks) + " bricks to compute, " + std::to_string(e.inside_bricks) +
+                    " inside and " + std::to_string(e.pairs) + " triangle-brick pairs (" + std::to_string(e.triangles) +
+                    " triangles)",
+                static_cast<double>(e.bytes), settings.max_memory_bytes);
+}
+
 template <class S>
-Grid<S> bake_mesh(const PreparedMesh& mesh, const MeshBakeSettings& settings, const ProgressFn& progress,
+Grid<S> bake_mesh(const PreparedMesh& mesh, const MeshBakeSettings& settings, const PhaseProgressFn& progress,
                   MeshBakeStats* stats_out) {
   BakeSettings check;
   check.h = settings.h;
@@ -712,18 +808,24 @@ Grid<S> bake_mesh(const PreparedMesh& mesh, const MeshBakeSettings& settings, co
   const double h = settings.h, band_width = settings.band * settings.h;
   MeshBakeStats stats;
   stats.triangles = mesh.triangles.size();
-  stats.trusted = mesh.report.closed();
+  stats.trusted = mesh.report.solid();
   Grid<S> grid(h, settings.band);
   if (mesh.triangles.empty()) {
     if (stats_out) *stats_out = stats;
     return grid;
   }
+  const std::string what = mesh.source + " at h = " + h_text(h);
+  check_mesh_bake_memory(mesh.positions, mesh.triangles, settings, sizeof(S), mesh.source);
+  auto report = [&](const char* phase, std::size_t done, std::size_t total) {
+    if (progress) progress(phase, done, total);
+  };
 
   // Triangle corners, balls and frames; the mesh box grown by band*h gives the brick range.
   std::vector<TriangleData> data;
   data.reserve(mesh.triangles.size());
   Box box{{mesh.positions[mesh.triangles[0][0]]}, {mesh.positions[mesh.triangles[0][0]]}};
   for (const auto& tri : mesh.triangles) {
+    if (data.size() % 65536 == 0) throw_if_interrupted();
     const TriangleData& d = data.emplace_back(mesh.positions[tri[0]], mesh.positions[tri[1]], mesh.positions[tri[2]]);
     for (std::size_t a = 0; a < 3; ++a) {
       box.lo[a] = std::min({box.lo[a], d.a[a], d.b[a], d.c[a]});
@@ -770,9 +872,14 @@ Grid<S> bake_mesh(const PreparedMesh& mesh, const MeshBakeSettings& settings, co
     std::vector<std::uint32_t> ends;
   };
   std::vector<ChunkPairs> chunk_pairs((data.size() + kPairChunk - 1) / kPairChunk);
+  // Pairs found so far by all threads, checked against the budget as they grow.
+  std::atomic<std::uint64_t> pairs_found{0};
+  const double triangle_bytes = static_cast<double>(data.size()) * kTriangleBytes;
   detail::parallel_chunks(data.size(), settings.threads, kPairChunk, [&](std::size_t begin, std::size_t end) {
     ChunkPairs& found = chunk_pairs[begin / kPairChunk];
     for (std::size_t t = begin; t < end; ++t) {
+      throw_if_interrupted();
+      const std::size_t cells_before = found.cells.size();
       const TriangleData& d = data[t];
       // Bricks whose centres may lie within the ball's reach, axis by axis: the x
       // range of the ball, then per column the y and z ranges of its cross-sections.
@@ -806,13 +913,18 @@ Grid<S> bake_mesh(const PreparedMesh& mesh, const MeshBakeSettings& settings, co
         }
       }
       found.ends.push_back(static_cast<std::uint32_t>(found.cells.size()));
+      const std::uint64_t pairs = pairs_found += found.cells.size() - cells_before;
+      if (triangle_bytes + static_cast<double>(pairs) * kPairBytes > static_cast<double>(settings.max_memory_bytes))
+        refuse_memory(what, "more than " + std::to_string(pairs) + " triangle-brick pairs",
+                      triangle_bytes + static_cast<double>(pairs) * kPairBytes, settings.max_memory_bytes);
     }
     found.cells.shrink_to_fit();  // all chunks are held at once: no growth slack
-  }, [](std::size_t) {});
+  }, [&](std::size_t done) { report("pairing", done, data.size()); });
   // Slots in order of first appearance; each pair's cell is replaced by its slot.
   std::vector<std::int64_t> slot_keys;
   std::vector<std::size_t> slot_count;
-  for (ChunkPairs& found : chunk_pairs)
+  for (ChunkPairs& found : chunk_pairs) {
+    throw_if_interrupted();
     for (std::int64_t& cell : found.cells) {
       std::uint32_t& slot = slots.at(cell);
       if (slot == BrickSlots::kNone) {
@@ -825,6 +937,7 @@ Grid<S> bake_mesh(const PreparedMesh& mesh, const MeshBakeSettings& settings, co
       ++slot_count[slot];
       cell = slot;
     }
+  }
   // Bricks in ascending key order; each brick's triangles in a contiguous run, in
   // triangle order (counting sort).
   std::vector<std::uint32_t> order(slot_keys.size());
@@ -837,6 +950,7 @@ Grid<S> bake_mesh(const PreparedMesh& mesh, const MeshBakeSettings& settings, co
     std::vector<std::size_t> fill(slot_keys.size());
     for (std::size_t r = 0; r < order.size(); ++r) fill[order[r]] = list_start[r];
     for (std::size_t c = 0; c < chunk_pairs.size(); ++c) {
+      throw_if_interrupted();
       ChunkPairs& found = chunk_pairs[c];
       for (std::size_t i = 0, at = 0; i < found.ends.size(); ++i)
         for (; at < found.ends[i]; ++at)
@@ -848,8 +962,15 @@ Grid<S> bake_mesh(const PreparedMesh& mesh, const MeshBakeSettings& settings, co
   std::vector<std::int64_t> near_keys(order.size());
   for (std::size_t r = 0; r < order.size(); ++r) near_keys[r] = slot_keys[order[r]];
 
-  check_memory_budget(near_keys.size(), 0, sizeof(S), settings.max_memory_bytes,
-                      "mesh at h = " + std::to_string(h));
+  const MeshBakeEstimate estimate = estimate_mesh_bake(mesh.positions, mesh.triangles, h, settings.band, sizeof(S));
+  const double need = mesh_bake_bytes(static_cast<double>(data.size()), static_cast<double>(lists.size()),
+                                      static_cast<double>(near_keys.size()), static_cast<double>(estimate.inside_bricks),
+                                      sizeof(S));
+  if (need > static_cast<double>(settings.max_memory_bytes))
+    refuse_memory(what, std::to_string(near_keys.size()) + " bricks to compute, about " +
+                            std::to_string(estimate.inside_bricks) + " inside and " + std::to_string(lists.size()) +
+                            " triangle-brick pairs",
+                  need, settings.max_memory_bytes);
   grid.reserve(near_keys.size());
   std::vector<S*> targets;
   targets.reserve(near_keys.size());
@@ -860,14 +981,14 @@ Grid<S> bake_mesh(const PreparedMesh& mesh, const MeshBakeSettings& settings, co
       total, settings.threads, 16,
       [&](std::size_t begin, std::size_t end) {
         BrickScratch scratch;
-        for (std::size_t r = begin; r < end; ++r)
+        for (std::size_t r = begin; r < end; ++r) {
+          throw_if_interrupted();
           if (!bake_mesh_brick(mesh, data, lists.data() + list_start[r], list_start[r + 1] - list_start[r], near_keys[r],
                                h, band_width, slack, targets[r], scratch))
             beyond_band[r] = 1;
+        }
       },
-      [&](std::size_t done) {
-        if (progress) progress(done, total);
-      });
+      [&](std::size_t done) { report("distances", done, total); });
 
   // Parity: one ray along +x per row (by, bz) of bricks, near the row's centre line.
   const std::int64_t rows_y = hi[1] - lo[1] + 1, rows_z = hi[2] - lo[2] + 1;
@@ -887,6 +1008,7 @@ Grid<S> bake_mesh(const PreparedMesh& mesh, const MeshBakeSettings& settings, co
       lists.assign(row_start.back(), 0);
     }
     for (std::size_t t = 0; t < data.size(); ++t) {
+      if (t % 4096 == 0) throw_if_interrupted();
       const auto ry = rows_of(data[t], 1), rz = rows_of(data[t], 2);
       for (std::int64_t by = ry[0]; by <= ry[1]; ++by)
         for (std::int64_t bz = rz[0]; bz <= rz[1]; ++bz) {
@@ -903,9 +1025,12 @@ Grid<S> bake_mesh(const PreparedMesh& mesh, const MeshBakeSettings& settings, co
   stats.bricks_beyond_band = beyond_band_rank.size();
   std::vector<double> crossings;
   std::vector<std::int64_t> inside_keys;
+  const auto all_rows = static_cast<std::size_t>(rows_y * rows_z);
   for (std::int64_t by = lo[1]; by <= hi[1]; ++by)
     for (std::int64_t bz = lo[2]; bz <= hi[2]; ++bz) {
       const auto row = static_cast<std::size_t>((by - lo[1]) * rows_z + (bz - lo[2]));
+      throw_if_interrupted();
+      if (row % 256 == 0) report("parity", row, all_rows);
       const std::size_t count = row_start[row + 1] - row_start[row];
       if (count == 0) continue;  // no triangle near the row: all outside
       ++stats.rows;
@@ -942,13 +1067,15 @@ Grid<S> bake_mesh(const PreparedMesh& mesh, const MeshBakeSettings& settings, co
   for (const auto& [key, r] : beyond_band_rank) std::fill_n(targets[r], kBrickNodes, static_cast<S>(band_width));
   std::sort(inside_keys.begin(), inside_keys.end());
   for (std::int64_t key : inside_keys) grid.add_inside(key);
+  report("parity", all_rows, all_rows);
   stats.bricks_computed = near_keys.size();
   stats.bricks_inside = inside_keys.size();
   if (stats_out) *stats_out = stats;
   return grid;
 }
 
-template Grid<float> bake_mesh<float>(const PreparedMesh&, const MeshBakeSettings&, const ProgressFn&, MeshBakeStats*);
-template Grid<double> bake_mesh<double>(const PreparedMesh&, const MeshBakeSettings&, const ProgressFn&, MeshBakeStats*);
+template Grid<float> bake_mesh<float>(const PreparedMesh&, const MeshBakeSettings&, const PhaseProgressFn&, MeshBakeStats*);
+template Grid<double> bake_mesh<double>(const PreparedMesh&, const MeshBakeSettings&, const PhaseProgressFn&,
+                                        MeshBakeStats*);
 
 }  // namespace distgrid

@@ -9,6 +9,8 @@
 #include <string>
 
 #include "distgrid/error.hpp"
+#include "distgrid/interrupt.hpp"
+#include "distgrid/mesh_solid.hpp"
 
 namespace distgrid {
 namespace {
@@ -55,6 +57,23 @@ std::string corner_text(const PreparedMesh& mesh, std::uint32_t corner) {
   return buf;
 }
 
+/// "1 shell", "2 shells".
+std::string count_text(std::size_t n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+/// "12 [(x, y, z), (x, y, z), (x, y, z)]": a triangle by its number as read, and its corners.
+std::string triangle_text(const PreparedMesh& mesh, std::uint32_t prepared) {
+  std::string text = std::to_string(mesh.input_triangles[prepared]) + " [";
+  for (std::size_t c = 0; c < 3; ++c) {
+    const Vec3& p = mesh.positions[mesh.triangles[prepared][c]];
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "%s(%.6g, %.6g, %.6g)", c == 0 ? "" : ", ", p[0], p[1], p[2]);
+    text += buf;
+  }
+  return text + "]";
+}
+
 std::uint32_t find_root(std::vector<std::uint32_t>& parent, std::uint32_t x) {
   while (parent[x] != x) {
     parent[x] = parent[parent[x]];
@@ -84,6 +103,7 @@ TriangleMesh weld_corners(const TriangleMesh& mesh, const std::string& source) {
   std::vector<PositionBits> welded_bits;
   std::vector<std::uint32_t> remap(mesh.positions.size(), kNone);
   for (std::size_t t = 0; t < mesh.triangles.size(); ++t) {
+    if (t % 65536 == 0) throw_if_interrupted();
     std::array<std::uint32_t, 3> tri{};
     for (std::size_t c = 0; c < 3; ++c) {
       const std::uint32_t v = mesh.triangles[t][c];
@@ -108,7 +128,7 @@ TriangleMesh weld_corners(const TriangleMesh& mesh, const std::string& source) {
   return out;
 }
 
-PreparedMesh prepare_mesh(const TriangleMesh& input, const std::string& source, bool allow_open) {
+PreparedMesh prepare_mesh(const TriangleMesh& input, const std::string& source, bool allow_open, unsigned threads) {
   PreparedMesh mesh;
   mesh.source = source;
   MeshReport& report = mesh.report;
@@ -120,7 +140,9 @@ PreparedMesh prepare_mesh(const TriangleMesh& input, const std::string& source, 
 
   // Zero-area triangles (including repeated corners) are skipped: they carry no normal.
   std::vector<Vec3> raw_normals;
-  for (const auto& tri : welded.triangles) {
+  for (std::size_t t = 0; t < welded.triangles.size(); ++t) {
+    if (t % 65536 == 0) throw_if_interrupted();
+    const auto& tri = welded.triangles[t];
     const Vec3& a = mesh.positions[tri[0]];
     const Vec3 n = cross3(sub3(mesh.positions[tri[1]], a), sub3(mesh.positions[tri[2]], a));
     if (n[0] == 0 && n[1] == 0 && n[2] == 0) {
@@ -128,6 +150,7 @@ PreparedMesh prepare_mesh(const TriangleMesh& input, const std::string& source, 
       continue;
     }
     mesh.triangles.push_back(tri);
+    mesh.input_triangles.push_back(static_cast<std::uint32_t>(t));
     raw_normals.push_back(n);
   }
   if (mesh.triangles.empty()) throw Error(ErrorCode::badmesh, source + ": no triangle of non-zero area");
@@ -178,7 +201,9 @@ PreparedMesh prepare_mesh(const TriangleMesh& input, const std::string& source, 
     report.example_edge = {static_cast<std::uint32_t>(key >> 32), static_cast<std::uint32_t>(key & 0xFFFFFFFFu)};
     report.example_edge_kind = kind;
   };
+  std::size_t groups = 0;
   for (std::size_t begin = 0; begin < uses.size();) {
+    if (groups++ % 65536 == 0) throw_if_interrupted();
     std::size_t end = begin + 1;
     while (end < uses.size() && uses[end].key == uses[begin].key) ++end;
     const std::uint64_t key = uses[begin].key;
@@ -212,8 +237,12 @@ PreparedMesh prepare_mesh(const TriangleMesh& input, const std::string& source, 
     }
     begin = end;
   }
-  for (std::uint32_t t = 0; t < triangle_count; ++t)
-    if (find_root(parent, t) == t) ++report.components;
+  // Components numbered in order of their first triangle.
+  std::vector<std::uint32_t> component(triangle_count);
+  for (std::uint32_t t = 0; t < triangle_count; ++t) {
+    const std::uint32_t root = find_root(parent, t);
+    component[t] = root == t ? static_cast<std::uint32_t>(report.components++) : component[root];
+  }
 
   if (!report.closed() && !allow_open) {
     const std::string example = corner_text(mesh, report.example_edge[0]) + " - " + corner_text(mesh, report.example_edge[1]);
@@ -223,9 +252,47 @@ PreparedMesh prepare_mesh(const TriangleMesh& input, const std::string& source, 
                                          " inconsistently oriented edges; e.g. " + report.example_edge_kind + " edge " + example);
   }
 
+  const TriangleIntersections crossings = find_triangle_intersections(mesh.positions, mesh.triangles, threads);
+  report.intersecting_pairs = crossings.pairs;
+  if (crossings.pairs != 0) {
+    report.example_pair = {mesh.input_triangles[crossings.example[0]], mesh.input_triangles[crossings.example[1]]};
+    if (!allow_open)
+      throw Error(ErrorCode::selfintersect,
+                  source + ": " + count_text(crossings.pairs, "pair of triangles meets", "pairs of triangles meet") +
+                      " beyond their shared corners and edges (shells that overlap or touch, "
+                      "or a shell through itself), so the mesh bounds no solid; e.g. triangles " +
+                      triangle_text(mesh, crossings.example[0]) + " and " + triangle_text(mesh, crossings.example[1]));
+  } else if (report.closed()) {
+    const ShellNesting nesting = check_shell_nesting(mesh.positions, mesh.triangles, component, report.components);
+    report.misnested_shells = nesting.misnested;
+    if (nesting.misnested != 0) {
+      report.example_shell_triangle = mesh.input_triangles[nesting.example_triangle];
+      report.example_shell_volume = nesting.example_volume;
+      if (nesting.example_enclosing_triangle != ShellNesting::kNoTriangle)
+        report.example_enclosing_triangle = mesh.input_triangles[nesting.example_enclosing_triangle];
+      if (!allow_open) {
+        const bool outward = nesting.example_volume > 0;
+        const std::string around =
+            nesting.example_enclosing_triangle == ShellNesting::kNoTriangle
+                ? std::string("no other shell lies around it")
+                : "it lies inside the shell of triangle " + triangle_text(mesh, nesting.example_enclosing_triangle);
+        char volume[64];
+        std::snprintf(volume, sizeof volume, "%.6g", nesting.example_volume);
+        throw Error(ErrorCode::badmesh,
+                    source + ": " + count_text(nesting.misnested, "shell faces", "shells face") +
+                        " the wrong way for the nesting, so the mesh bounds no solid; e.g. the shell of "
+                        "triangle " + triangle_text(mesh, nesting.example_triangle) + " (signed volume " + volume +
+                        ") faces " + (outward ? "outward" : "inward") + " but " + around +
+                        (outward ? " with the same orientation: reverse its triangles to make it a cavity"
+                                 : ": reverse its triangles"));
+      }
+    }
+  }
+
   // Corner pseudo-normals: each incident triangle's unit normal weighted by its angle there.
   mesh.corner_normals.assign(mesh.positions.size(), {0, 0, 0});
   for (std::size_t t = 0; t < triangle_count; ++t) {
+    if (t % 65536 == 0) throw_if_interrupted();
     const auto& tri = mesh.triangles[t];
     for (std::size_t c = 0; c < 3; ++c) {
       const Vec3& p = mesh.positions[tri[c]];
@@ -247,7 +314,7 @@ std::string describe(const MeshReport& r) {
                 "triangles  %zu read, %zu of zero area (skipped)\n"
                 "edges      %zu boundary, %zu non-manifold, %zu inconsistently oriented\n"
                 "components %zu\n"
-                "volume     %.17g (signed, as read)%s\n",
+                "volume     %.6g (signed, as read)%s\n",
                 r.corners_read, r.corners_welded, r.triangles_read, r.zero_area_triangles, r.boundary_edges,
                 r.nonmanifold_edges, r.inconsistent_edges, r.components, r.signed_volume,
                 r.flipped ? "; negative, so every triangle was reversed" : "");
@@ -255,6 +322,18 @@ std::string describe(const MeshReport& r) {
   if (!r.example_edge_kind.empty())
     text += "example    " + r.example_edge_kind + " edge between corners " + std::to_string(r.example_edge[0]) + " and " +
             std::to_string(r.example_edge[1]) + "\n";
+  text += "crossings  " + count_text(r.intersecting_pairs, "pair of triangles meets", "pairs of triangles meet");
+  if (r.intersecting_pairs != 0)
+    text += " (e.g. triangles " + std::to_string(r.example_pair[0]) + " and " + std::to_string(r.example_pair[1]) + ")";
+  text += "\n";
+  if (r.misnested_shells != 0) {
+    text += "nesting    " + count_text(r.misnested_shells, "shell faces", "shells face") +
+            " the wrong way (e.g. the shell of triangle " +
+            std::to_string(r.example_shell_triangle);
+    if (r.example_enclosing_triangle != MeshReport::kNoTriangle)
+      text += ", inside the shell of triangle " + std::to_string(r.example_enclosing_triangle);
+    text += ")\n";
+  }
   return text;
 }
 

@@ -21,6 +21,7 @@
 
 #include "distgrid/error.hpp"
 #include "distgrid/file_io.hpp"
+#include "distgrid/interrupt.hpp"
 #include "distgrid/mesh_io.hpp"
 
 namespace distgrid {
@@ -46,7 +47,7 @@ class LineReader {
     const std::size_t end = std::min(text_.find('\n', at_), text_.size());
     std::string_view line = text_.substr(at_, end - at_);
     at_ = end + 1;
-    ++line_;
+    if (++line_ % 65536 == 0) throw_if_interrupted();
     std::size_t i = 0;
     while (i < line.size()) {
       while (i < line.size() && is_space(line[i])) ++i;
@@ -138,6 +139,7 @@ TriangleMesh read_binary_stl(std::string_view bytes, const std::string& path) {
   mesh.positions.reserve(static_cast<std::size_t>(count) * 3);
   mesh.triangles.reserve(static_cast<std::size_t>(count));
   for (std::size_t t = 0; t < count; ++t) {
+    if (t % 65536 == 0) throw_if_interrupted();
     const std::size_t record = kStlHeaderBytes + t * kStlRecordBytes;
     const std::uint32_t first = static_cast<std::uint32_t>(mesh.positions.size());
     for (std::size_t c = 0; c < 3; ++c) {
@@ -393,6 +395,7 @@ TriangleMesh read_ply(std::string_view bytes, const std::string& path) {
     if (is_face && !saw_vertices) throw Error(ErrorCode::badfile, path + ": PLY face element before the vertex element");
 
     for (std::uint64_t record = 0; record < element.count; ++record) {
+      if (record % 65536 == 0) throw_if_interrupted();
       std::array<double, 3> corner{};
       polygon.clear();
       if (binary) {

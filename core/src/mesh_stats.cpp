@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "distgrid/error.hpp"
+#include "distgrid/interrupt.hpp"
 
 namespace distgrid {
 
@@ -68,6 +69,7 @@ MeshStats mesh_stats(const TriangleMesh& mesh) {
   std::vector<char> used(mesh.positions.size(), 0);
   const Vec3 origin = mesh.positions.empty() ? Vec3{0, 0, 0} : mesh.positions.front();
   for (std::size_t t = 0; t < mesh.triangles.size(); ++t) {
+    if (t % 65536 == 0) throw_if_interrupted();
     const auto& tri = mesh.triangles[t];
     for (std::uint32_t v : tri) used[v] = 1;
     const Vec3 a = minus(mesh.positions[tri[0]], origin), b = minus(mesh.positions[tri[1]], origin),
@@ -89,7 +91,9 @@ MeshStats mesh_stats(const TriangleMesh& mesh) {
 
   Corners corners(3 * mesh.triangles.size());
   std::vector<char> on_bad_edge(mesh.positions.size(), 0);
-  for (std::size_t begin = 0; begin < half_edges.size();) {
+  throw_if_interrupted();
+  for (std::size_t begin = 0, groups = 0; begin < half_edges.size(); ++groups) {
+    if (groups % 65536 == 0) throw_if_interrupted();
     std::size_t end = begin + 1;
     while (end < half_edges.size() && half_edges[end].lo == half_edges[begin].lo &&
            half_edges[end].hi == half_edges[begin].hi)
@@ -117,6 +121,7 @@ MeshStats mesh_stats(const TriangleMesh& mesh) {
   std::vector<std::size_t> fan_root(mesh.positions.size(), SIZE_MAX);
   std::vector<char> several_fans(mesh.positions.size(), 0);
   for (std::size_t t = 0; t < mesh.triangles.size(); ++t) {
+    if (t % 65536 == 0) throw_if_interrupted();
     const auto& tri = mesh.triangles[t];
     if (tri[0] == tri[1] || tri[1] == tri[2] || tri[2] == tri[0]) continue;
     for (std::size_t k = 0; k < 3; ++k) {

@@ -19,6 +19,7 @@
 
 #include "distgrid/error.hpp"
 #include "distgrid/file_io.hpp"
+#include "distgrid/interrupt.hpp"
 #include "distgrid/mesh_io.hpp"
 
 namespace distgrid {
@@ -90,6 +91,17 @@ void check_mesh(const TriangleMesh& mesh, const std::string& path) {
                                             std::to_string(i) + " of " + std::to_string(mesh.positions.size()));
 }
 
+/// Checks for an interrupt once every 65 536 calls: formatting a large mesh takes seconds.
+class InterruptCheck {
+ public:
+  void operator()() {
+    if (count_++ % 65536 == 0) throw_if_interrupted();
+  }
+
+ private:
+  std::size_t count_ = 0;
+};
+
 std::string binary_stl(const TriangleMesh& mesh, const std::string& path) {
   if (mesh.triangles.size() > std::numeric_limits<std::uint32_t>::max())
     throw Error(ErrorCode::badmesh, path + ": cannot write: more triangles than binary STL can count");
@@ -100,7 +112,9 @@ std::string binary_stl(const TriangleMesh& mesh, const std::string& path) {
   header.resize(80, ' ');
   out += header;
   append_le(out, static_cast<std::uint32_t>(mesh.triangles.size()));
+  InterruptCheck check;
   for (const auto& t : mesh.triangles) {
+    check();
     for (double x : face_normal(mesh, t)) append_f32_le(out, x);
     for (std::uint32_t corner : t)
       for (double x : mesh.positions[corner]) append_f32_le(out, x);
@@ -111,7 +125,9 @@ std::string binary_stl(const TriangleMesh& mesh, const std::string& path) {
 
 std::string ascii_stl(const TriangleMesh& mesh) {
   std::string out = "solid distgrid\n";
+  InterruptCheck check;
   for (const auto& t : mesh.triangles) {
+    check();
     out += "  facet normal";
     append_vec(out, face_normal(mesh, t));
     out += "\n    outer loop\n";
@@ -128,18 +144,22 @@ std::string ascii_stl(const TriangleMesh& mesh) {
 
 std::string obj(const TriangleMesh& mesh) {
   std::string out = "# written by distgrid: corners, normals, counter-clockwise faces seen from outside\n";
+  InterruptCheck check;
   for (const Vec3& p : mesh.positions) {
     out += 'v';
     append_vec(out, p);
     out += '\n';
+    check();
   }
   for (const Vec3& n : mesh.normals) {
+    check();
     out += "vn";
     append_vec(out, n);
     out += '\n';
   }
   const bool normals = !mesh.normals.empty();
   for (const auto& t : mesh.triangles) {
+    check();
     out += 'f';
     for (std::uint32_t corner : t) {
       const std::string index = std::to_string(static_cast<std::uint64_t>(corner) + 1);
@@ -161,7 +181,9 @@ std::string ply(const TriangleMesh& mesh, bool binary) {
   if (normals) out += "property double nx\nproperty double ny\nproperty double nz\n";
   out += "element face " + std::to_string(mesh.triangles.size()) + "\n";
   out += "property list uchar uint vertex_indices\nend_header\n";
+  InterruptCheck check;
   for (std::size_t v = 0; v < mesh.positions.size(); ++v) {
+    check();
     if (binary) {
       for (double x : mesh.positions[v]) append_f64_le(out, x);
       if (normals)
@@ -175,6 +197,7 @@ std::string ply(const TriangleMesh& mesh, bool binary) {
     }
   }
   for (const auto& t : mesh.triangles) {
+    check();
     if (binary) {
       out += static_cast<char>(3);
       for (std::uint32_t corner : t) append_le(out, corner);

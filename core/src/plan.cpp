@@ -109,11 +109,11 @@ void check_bake_settings(const BakeSettings& settings) {
     throw Error(ErrorCode::badarg, "band = " + number_text(settings.band) + " must be finite and >= 1");
   if (!std::isfinite(settings.band * settings.h) || !std::isfinite(1.0 / settings.h))
     throw Error(ErrorCode::badarg, "band * h and 1 / h must be finite (h = " + number_text(settings.h) + ")");
-  if (settings.bbox) {
-    if (!settings.bbox->finite())
-      throw Error(ErrorCode::badarg, "bbox has a non-finite bound");
-    if (settings.bbox->empty())
-      throw Error(ErrorCode::badarg, "bbox is empty (a lower bound exceeds its upper bound)");
+  if (settings.region) {
+    if (!settings.region->finite())
+      throw Error(ErrorCode::badarg, "the region has a non-finite bound");
+    if (settings.region->empty())
+      throw Error(ErrorCode::badarg, "the region is empty (a lower bound exceeds its upper bound)");
   }
 }
 
@@ -144,10 +144,11 @@ std::array<std::int64_t, 6> plan_brick_range(const Box& padded_box, double h) {
 template <class S>
 Plan plan_bricks(const Field<S>& field, const BakeSettings& settings) {
   check_bake_settings(settings);
-  const Box box = settings.bbox ? *settings.bbox : field.bounds();
+  const Box box = settings.region ? *settings.region : field.bounds();
   if (!box.finite())
     throw Error(ErrorCode::nobox,
-                "the formula has no finite box; give a box (--bbox) or intersect it with a box");
+                "the formula has no finite box: intersect it with a box (in the spec, or with "
+                "'distgrid bake --bbox X0,Y0,Z0,X1,Y1,Z1', which clips the shape to that box)");
   Plan plan;
   plan.h = settings.h;
   plan.band = settings.band;
@@ -156,7 +157,7 @@ Plan plan_bricks(const Field<S>& field, const BakeSettings& settings) {
   // with f < band*h (for an intersection that can reach beyond box + band*h).
   const double band_width = settings.band * settings.h;
   Box padded = box;
-  const Box within = settings.bbox ? box : field.bounds_within(band_width);
+  const Box within = settings.region ? box : field.bounds_within(band_width);
   for (std::size_t a = 0; a < 3; ++a) {
     padded.lo[a] = box.lo[a] - band_width;
     padded.hi[a] = box.hi[a] + band_width;

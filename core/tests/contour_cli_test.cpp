@@ -4,11 +4,18 @@
 #include <array>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <string>
 
+#include "distgrid/bake.hpp"
+#include "distgrid/contour.hpp"
+#include "distgrid/default_parts.hpp"
+#include "distgrid/field_json.hpp"
+#include "distgrid/grid_io.hpp"
 #include "distgrid/mesh_io.hpp"
 #include "distgrid/mesh_stats.hpp"
 #include "support/scratch_dir.hpp"
+#include "support/test_meshes.hpp"
 
 namespace distgrid {
 namespace {
@@ -39,6 +46,29 @@ TEST_F(ContourCli, writesAClosedMeshWithEachMesherAndPrintsItsStatistics) {
   EXPECT_GT(mesh_stats(read_mesh(path("c.stl"))).triangles, 0u);
 }
 
+TEST_F(ContourCli, theMesherAndFormatOptionsChooseWhatIsWritten) {
+  const std::string grid = path("torus.dgrid");
+  ASSERT_EQ(run_cli("bake --part torus --h 0x1p-4 --out " + grid).exit_code, 0);
+  const auto baked = std::get<Grid<float>>(load_grid(grid));
+  ContourOptions marching;
+  marching.mesher = Mesher::marching_cubes;
+  const ContourResult expected = contour(baked, marching);
+  ASSERT_NE(expected.mesh.positions, contour(baked, ContourOptions{}).mesh.positions);
+  const CliResult r = run_cli("contour " + grid + " --mesher marching-cubes --format ply-ascii --out " + path("m.stl"));
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("marching-cubes"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\nvertices " + std::to_string(expected.mesh.positions.size()) + "\n"), std::string::npos) << r.out;
+  const TriangleMesh written = read_mesh(path("m.stl"));  // recognised by content, whatever the extension
+  EXPECT_EQ(written.positions, expected.mesh.positions);  // ASCII PLY keeps 17 significant digits
+  EXPECT_EQ(written.triangles, expected.mesh.triangles);
+  std::ifstream file(path("m.stl"), std::ios::binary);
+  std::string first_line;
+  std::getline(file, first_line);
+  EXPECT_EQ(first_line, "ply");
+  std::getline(file, first_line);
+  EXPECT_EQ(first_line, "format ascii 1.0");  // --format wins over the extension
+}
+
 TEST_F(ContourCli, badUsageAndBadFilesGiveTheirExitCodes) {
   EXPECT_EQ(run_cli("contour").exit_code, 2);
   EXPECT_EQ(run_cli("contour g.dgrid").exit_code, 2);  // no --out
@@ -50,6 +80,49 @@ TEST_F(ContourCli, badUsageAndBadFilesGiveTheirExitCodes) {
   EXPECT_NE(missing.out.find("distgrid: badfile:"), std::string::npos) << missing.out;
   EXPECT_FALSE(fs::exists(path("x.stl")));
   EXPECT_EQ(run_cli("contour --help").exit_code, 0);
+}
+
+TEST_F(ContourCli, aNonManifoldSurfaceNetSaysSoInOneLineAndNamesManifold) {
+  // The bunny-like mesh at h = 0.01 has checkerboard cells: surface nets joins them.
+  const std::string mesh = write("bunny.obj", test_support::obj_text(test_support::bunny_like())), grid = path("b.dgrid");
+  ASSERT_EQ(run_cli("bake --mesh " + mesh + " --h 0.01 --out " + grid).exit_code, 0);
+  const CliResult plain = run_cli("contour " + grid + " --out " + path("b.stl"));
+  ASSERT_EQ(plain.exit_code, 0) << plain.out;
+  EXPECT_NE(plain.out.find("closed manifold no: "), std::string::npos) << plain.out;
+  EXPECT_NE(plain.out.find("edges with more than two triangles"), std::string::npos) << plain.out;
+  EXPECT_NE(plain.out.find("; rerun with --manifold"), std::string::npos) << plain.out;
+  const CliResult manifold = run_cli("contour " + grid + " --manifold --out " + path("b.stl"));
+  ASSERT_EQ(manifold.exit_code, 0) << manifold.out;
+  EXPECT_NE(manifold.out.find("closed manifold yes"), std::string::npos) << manifold.out;
+  EXPECT_EQ(manifold.out.find("--manifold"), std::string::npos) << manifold.out;
+}
+
+TEST_F(ContourCli, aSurfaceClosedByTheBakedRegionsEdgeIsNeverReportedClosed) {
+  // A region inside the sphere (the library's BakeSettings::region, which does not
+  // clip): the stored values are negative at the region's edge.
+  BakeSettings settings;
+  settings.h = 1.0 / 16;
+  settings.region = Box{{-0.5, -0.5, -0.5}, {0.5, 0.5, 0.5}};
+  const Grid<float> grid = bake(compile_field<float>(default_part("sphere").spec), settings);
+  save_grid(grid, path("region.dgrid"));
+  const CliResult r = run_cli("contour " + path("region.dgrid") + " --out " + path("r.stl"));
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("closed manifold no: the surface reaches the edge of the baked region at "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("closed there by the region, not by the shape"), std::string::npos) << r.out;
+  // The whole sphere: no region edge.
+  ASSERT_EQ(run_cli("bake --part sphere --h 0.0625 --out " + path("s.dgrid")).exit_code, 0);
+  EXPECT_NE(run_cli("contour " + path("s.dgrid") + " --out " + path("s.stl")).out.find("closed manifold yes"), std::string::npos);
+}
+
+TEST_F(ContourCli, refusesAContourOverTheMemoryBudgetBeforeMeshing) {
+  const std::string grid = path("t.dgrid");
+  ASSERT_EQ(run_cli("bake --part torus --h 0.05 --out " + grid).exit_code, 0);
+  const CliResult r = run_cli("contour " + grid + " --max-memory 64K --out " + path("t.stl"));
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_NE(r.out.find("distgrid: toolarge: " + grid + ": the contour of "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("over the memory budget of 64.0 KiB"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(path("t.stl")));
+  EXPECT_EQ(run_cli("contour " + grid + " --max-memory 1G --out " + path("t.stl")).exit_code, 0);
 }
 
 }  // namespace

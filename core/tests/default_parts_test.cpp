@@ -14,7 +14,7 @@
 namespace distgrid {
 namespace {
 
-TEST(DefaultParts, areTheFiveDocumentedPartsWithUniqueNames) {
+TEST(DefaultParts, areTheEightDocumentedPartsWithUniqueNames) {
   std::set<std::string> names;
   for (const DefaultPart& p : default_parts()) {
     names.insert(p.name);
@@ -27,7 +27,8 @@ TEST(DefaultParts, areTheFiveDocumentedPartsWithUniqueNames) {
       EXPECT_GT(p.volume_uncertainty, 0) << p.name;
     EXPECT_EQ(&default_part(p.name), &p);
   }
-  EXPECT_EQ(names, (std::set<std::string>{"sphere", "torus", "rotated_box", "bracket", "gyroid"}));
+  EXPECT_EQ(names, (std::set<std::string>{"sphere", "torus", "rotated_box", "bracket", "gyroid", "pin_and_ring",
+                                          "cut_cylinder", "shells"}));
 }
 
 TEST(DefaultParts, unknownNameIsBadargListingTheKnownOnes) {

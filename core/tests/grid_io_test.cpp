@@ -146,5 +146,60 @@ TEST_F(GridIoTest, RefusesMissingTruncatedAndCorruptFiles) {
   expect_badfile(path("flipped.dgrid"), "checksum");
 }
 
+/// FNV-1a 64 over the bytes, the checksum a .dgrid ends with.
+std::uint64_t fnv1a(const std::vector<char>& bytes, std::size_t size) {
+  std::uint64_t hash = 0xcbf29ce484222325ull;
+  for (std::size_t n = 0; n < size; ++n) {
+    hash ^= static_cast<unsigned char>(bytes[n]);
+    hash *= 0x100000001b3ull;
+  }
+  return hash;
+}
+
+TEST_F(GridIoTest, KeepsTheOriginTextAndStillReadsVersionOneFiles) {
+  const std::string origin = R"({"tool": "distgrid test", "from": "part", "input": "sphere"})";
+  save_grid(sample_grid<float>(), path("g.dgrid"), origin);
+  std::string read_back = "not set";
+  expect_same_grid(sample_grid<float>(), std::get<Grid<float>>(load_grid(path("g.dgrid"), &read_back)));
+  EXPECT_EQ(read_back, origin);
+  // The same grid as version 1 wrote it: no origin length and text after the counts.
+  std::vector<char> bytes = read_bytes(path("g.dgrid"));
+  bytes.erase(bytes.begin() + 48, bytes.begin() + 56 + static_cast<std::ptrdiff_t>(origin.size()));
+  bytes[8] = 1;
+  const std::uint64_t checksum = fnv1a(bytes, bytes.size() - 8);
+  std::memcpy(bytes.data() + bytes.size() - 8, &checksum, 8);
+  write_bytes(path("v1.dgrid"), bytes);
+  expect_same_grid(sample_grid<float>(), std::get<Grid<float>>(load_grid(path("v1.dgrid"), &read_back)));
+  EXPECT_EQ(read_back, "");
+}
+
+TEST_F(GridIoTest, RefusesAnOriginLengthPastTheEnd) {
+  save_grid(sample_grid<double>(), path("g.dgrid"), "origin");
+  std::vector<char> bytes = read_bytes(path("g.dgrid"));
+  bytes[48 + 6] = 0x10;  // the length's seventh byte: far beyond the file
+  write_bytes(path("long.dgrid"), bytes);
+  expect_badfile(path("long.dgrid"), "origin length");
+}
+
+TEST_F(GridIoTest, RefusesAFolderAsTheFileToWriteOrRead) {
+  fs::create_directories(path("folder"));
+  for (const std::string& target : {path("folder"), path("folder") + "/"}) {
+    try {
+      save_grid(sample_grid<float>(), target);
+      ADD_FAILURE() << target;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ErrorCode::badarg) << target;
+      EXPECT_NE(std::string(e.what()).find("is a folder"), std::string::npos) << e.what();
+    }
+  }
+  try {
+    (void)load_grid(path("folder"));
+    ADD_FAILURE();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::badarg);
+    EXPECT_NE(std::string(e.what()).find(path("folder") + ": is a folder"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace distgrid

@@ -10,10 +10,12 @@
 #include <limits>
 #include <cstring>
 #include <numbers>
+#include <string>
 #include <vector>
 
 #include "distgrid/error.hpp"
 #include "distgrid/mesh_parts.hpp"
+#include "support/test_meshes.hpp"
 
 namespace distgrid {
 namespace {
@@ -210,6 +212,83 @@ TEST(MeshBake, FarApartComponentsBakeLikeEachAlone) {
   EXPECT_EQ(both.stored_brick_count(), 2 * alone.stored_brick_count());
   EXPECT_NEAR(both.volume(), 2 * alone.volume(), 1e-12);
   EXPECT_NEAR(alone.volume(), 0.125 / 6, 0.01);
+}
+
+TEST(MeshBake, AHollowBallBakesAsTheOuterBallLessItsCavity) {
+  const TriangleMesh hollow = test_support::hollow_ball();
+  const TriangleMesh outer{hollow.positions, {hollow.triangles.begin(), hollow.triangles.begin() + 1280}, {}};
+  const TriangleMesh inner = test_support::reversed(
+      TriangleMesh{hollow.positions, {hollow.triangles.begin() + 1280, hollow.triangles.end()}, {}});
+  MeshBakeSettings settings;
+  settings.h = 1.0 / 32;
+  MeshBakeStats stats;
+  const Grid<double> grid = bake_mesh<double>(prepare_mesh(hollow, "hollow"), settings, {}, &stats);
+  EXPECT_TRUE(stats.trusted);
+  const double outer_alone = bake_mesh<double>(prepare_mesh(outer, "outer"), settings).volume();
+  const double inner_alone = bake_mesh<double>(prepare_mesh(inner, "inner"), settings).volume();
+  // The shells lie farther apart than two bands, so each node sees one of them and the
+  // cavity's nodes read the negated values of the inner ball's: the volumes subtract.
+  EXPECT_NEAR(grid.volume(), outer_alone - inner_alone, 1e-9);
+  EXPECT_NEAR(grid.volume(), polyhedral_volume(outer) - polyhedral_volume(inner), 0.01);
+  const Vec3 centre{0.0123, -0.0311, 0.0217};
+  EXPECT_EQ(grid.sample(centre[0], centre[1], centre[2]), grid.band_width());  // in the cavity: outside
+  EXPECT_EQ(grid.sample(centre[0] + 0.75, centre[1], centre[2]), -grid.band_width());  // in the wall
+  EXPECT_GT(grid.sample(centre[0] + 0.45, centre[1], centre[2]), 0);  // just inside the cavity's surface
+}
+
+TEST(MeshBakeEstimate, PredictsTheBricksPairsAndInsideBricksOfTheBake) {
+  struct Case {
+    std::string name;
+    TriangleMesh mesh;
+    double h;
+  };
+  const Case cases[] = {{"icosphere_20k", mesh_part("icosphere_20k").mesh, 1.0 / 32},
+                        {"torus_mesh", mesh_part("torus_mesh").mesh, 1.0 / 64},
+                        {"bunny", test_support::bunny_like(), 0.01},
+                        {"icosphere_1k coarse", mesh_part("icosphere_1k").mesh, 0.25}};
+  for (const Case& c : cases) {
+    MeshBakeSettings settings;
+    settings.h = c.h;
+    MeshBakeStats stats;
+    bake_mesh<float>(prepare_mesh(c.mesh, c.name), settings, {}, &stats);
+    const MeshBakeEstimate e = estimate_mesh_bake(c.mesh.positions, c.mesh.triangles, c.h, 3, sizeof(float));
+    EXPECT_EQ(e.triangles, c.mesh.triangles.size()) << c.name;
+    const auto ratio = [](std::uint64_t estimated, std::size_t actual) {
+      return static_cast<double>(estimated) / static_cast<double>(actual);
+    };
+    EXPECT_NEAR(ratio(e.bricks, stats.bricks_computed), 1, 0.25) << c.name << ": " << e.bricks << " vs " << stats.bricks_computed;
+    EXPECT_NEAR(ratio(e.pairs, stats.brick_triangle_pairs), 1, 0.3) << c.name << ": " << e.pairs << " vs " << stats.brick_triangle_pairs;
+    if (stats.bricks_inside > 100) {
+      EXPECT_NEAR(ratio(e.inside_bricks, stats.bricks_inside), 1, 0.3) << c.name << ": " << e.inside_bricks << " vs " << stats.bricks_inside;
+    }
+    EXPECT_GT(e.bytes, planned_grid_bytes(stats.bricks_computed, 0, sizeof(float)) / 2) << c.name;
+  }
+}
+
+TEST(MeshBakeEstimate, RefusesABakeOverTheBudgetNamingItsNeedsAndSkipsUnusableTriangles) {
+  const TriangleMesh sphere = mesh_part("icosphere_1k").mesh;
+  MeshBakeSettings settings;
+  settings.h = 1.0 / 64;
+  const MeshBakeEstimate e = estimate_mesh_bake(sphere.positions, sphere.triangles, settings.h, 3, sizeof(float));
+  settings.max_memory_bytes = e.bytes - 1;
+  try {
+    bake_mesh<float>(prepare_mesh(sphere, "ball"), settings);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& error) {
+    EXPECT_EQ(error.code(), ErrorCode::toolarge);
+    const std::string message = error.what();
+    EXPECT_EQ(message.rfind("ball at h = 0.015625: about " + std::to_string(e.bricks) + " bricks to compute, ", 0), 0u)
+        << message;
+    EXPECT_NE(message.find(std::to_string(e.pairs) + " triangle-brick pairs (1280 triangles)"), std::string::npos) << message;
+  }
+  settings.max_memory_bytes = 2 * e.bytes;
+  EXPECT_GT(bake_mesh<float>(prepare_mesh(sphere, "ball"), settings).stored_brick_count(), 0u);
+  // Triangles with an index out of range or a corner that is not finite are left out.
+  TriangleMesh bad = sphere;
+  bad.triangles.push_back({0, 1, 99999});
+  bad.positions.push_back({std::numeric_limits<double>::infinity(), 0, 0});
+  bad.triangles.push_back({0, 1, static_cast<std::uint32_t>(bad.positions.size() - 1)});
+  EXPECT_EQ(estimate_mesh_bake(bad.positions, bad.triangles, settings.h, 3, 4).bytes, e.bytes);
 }
 
 TEST(MeshBake, VolumeConvergesAtSecondOrderInH) {

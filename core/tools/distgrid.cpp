@@ -1,12 +1,11 @@
 // distgrid: bake a grid from a formula, inspect it, sample it, measure its volume.
-// Exit codes: 0 success, 1 failure (a typed error), 2 bad usage.
+// Exit codes: 0 success, 1 failure (a typed error), 2 bad usage, 130 interrupted.
 #include <chrono>
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
-#include <map>
+#include <iostream>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -21,6 +20,11 @@
 #include "distgrid/field_json.hpp"
 #include "distgrid/file_io.hpp"
 #include "distgrid/grid_io.hpp"
+#include "distgrid/interrupt.hpp"
+#include "distgrid/json_text.hpp"
+#include "distgrid/memory_budget.hpp"
+#include "grid_report.hpp"
+#include "tool_output.hpp"
 
 namespace {
 
@@ -30,21 +34,26 @@ using distgrid::command_line::Arguments;
 using distgrid::command_line::parse_bytes;
 using distgrid::command_line::parse_count;
 using distgrid::command_line::parse_number;
-using distgrid::command_line::ProgressLine;
+using distgrid::command_line::Progress;
 using distgrid::command_line::UsageError;
+using distgrid::tools::table_number;
 
 constexpr const char* kMainHelp = R"(usage: distgrid <command> [options]
        distgrid --version
 
 Commands:
-  bake     bake a grid from a formula spec or a built-in part
-  info     print what a .dgrid file holds
-  sample   value and gradient at a world point
+  bake     bake a grid from a formula spec, a built-in part or a triangle mesh
+  info     what a .dgrid file holds and where it came from
+  sample   value and gradient at a world point, or at many (--points)
   volume   enclosed volume of a grid
   contour  zero-level mesh of a grid to STL, OBJ or PLY, with its statistics
 
 Run 'distgrid <command> --help' for a command's options.
-Exit codes: 0 success, 1 failure (printed as 'distgrid: <code>: <message>'), 2 bad usage.
+Tables print numbers to 6 significant digits, with hex-float beside them where the
+exact value matters; --json and data lines keep full precision. A run that takes
+longer than a second shows its phases on a terminal.
+Exit codes: 0 success, 1 failure (printed as 'distgrid: <code>: <message>'),
+2 bad usage, 130 stopped by Ctrl-C or SIGTERM (no output written).
 )";
 
 constexpr const char* kBakeHelp = R"(usage: distgrid bake (--spec FILE | --part NAME) --h H --out FILE.dgrid [options]
@@ -54,7 +63,10 @@ constexpr const char* kBakeHelp = R"(usage: distgrid bake (--spec FILE | --part 
   --h H                  voxel size, > 0 (numbers may be decimal or hex-float)
   --band B               band half-width in voxels, >= 1 (default 3)
   --storage float|double brick storage scalar (default float)
-  --bbox X0,Y0,Z0,X1,Y1,Z1  box to bake instead of the formula's own
+  --bbox X0,Y0,Z0,X1,Y1,Z1
+                         clip the shape to this box: bake its intersection with
+                         the box (so volume and contour are the clipped part's);
+                         makes an unbounded formula (a lattice, a half-space) bakeable
   --threads N            worker threads (default: all; results do not depend on it)
   --max-memory SIZE      refuse (toolarge) before baking when the grid would need more
                          (e.g. 512M, 8G; default: 3/4 of physical memory)
@@ -62,54 +74,119 @@ constexpr const char* kBakeHelp = R"(usage: distgrid bake (--spec FILE | --part 
   --list-parts           print the built-in parts and exit
 
 A closed triangle mesh bakes with 'distgrid bake --mesh FILE ...' (STL, OBJ or PLY);
-run 'distgrid bake --mesh x --help' for its options.
+run 'distgrid bake --mesh --help' for its options.
 )";
 
-constexpr const char* kInfoHelp = R"(usage: distgrid info GRID.dgrid
+constexpr const char* kInfoHelp = R"(usage: distgrid info GRID.dgrid [--json]
 
-Prints storage, h, band, brick counts, memory, brick extent and world box.
+Prints the storage and its size, h, band and band*h, the bound on the stored
+values, the value range, the counts of stored, inside and absent bricks (absent:
+within the brick extent), the extent, the world box, and where the grid came from
+(spec, part or mesh, and the tool version that baked it).
+
+  --json   all of it as one JSON object, numbers at full precision
 )";
 
 constexpr const char* kSampleHelp = R"(usage: distgrid sample GRID.dgrid X Y Z
+       distgrid sample GRID.dgrid --points FILE [--gradient]
 
-Prints the trilinear value and the central-difference gradient at (X, Y, Z),
-in decimal (17 significant digits) and in hex-float.
+The trilinear value and the central-difference gradient at (X, Y, Z), to 6
+significant digits with hex-float beside them, and a note when the value is
+clamped (|value| = band*h: the surface is at least that far) or read from an
+absent brick (outside the baked band, reads +band*h) or an inside brick (reads
+-band*h).
+
+  --points FILE  one point "X Y Z" per line (decimal or hex-float; blank lines and
+                 lines starting with # are skipped), '-' for standard input; writes
+                 one line per point: the value to 17 significant digits, the
+                 gradient's three components with --gradient, then the marks:
+                 'clamped', 'absent', 'inside' joined by commas, or '-' for none
+  --gradient     with --points: also write each point's gradient
 )";
 
 constexpr const char* kVolumeHelp = R"(usage: distgrid volume GRID.dgrid
 
-Prints the enclosed volume h^3 * sum clamp(1/2 - d/h, 0, 1).
+Prints the enclosed volume h^3 * sum clamp(1/2 - d/h, 0, 1), to 6 significant
+digits and in hex-float.
 )";
 
-std::string format_number(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
+const std::vector<std::string> kCommands{"bake", "info", "sample", "volume", "contour", "help"};
+
+/// The box of --bbox: six finite numbers, each lower bound below its upper one.
+distgrid::Box parse_box(const std::string& text) {
+  std::vector<double> v;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) v.push_back(parse_number(item, "--bbox"));
+  if (v.size() != 6) throw UsageError{"--bbox expects six numbers X0,Y0,Z0,X1,Y1,Z1, got '" + text + "'"};
+  const distgrid::Box box{{v[0], v[1], v[2]}, {v[3], v[4], v[5]}};
+  for (std::size_t a = 0; a < 3; ++a)
+    if (!std::isfinite(box.lo[a]) || !std::isfinite(box.hi[a]) || !(box.lo[a] < box.hi[a]))
+      throw Error(ErrorCode::badarg, "--bbox " + text + ": each bound must be finite and X0 < X1, Y0 < Y1, Z0 < Z1");
+  return box;
 }
 
-std::string format_hex(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%a", v);
-  return buf;
+/// The spec intersected with the box (the box node takes a centre and full sizes).
+nlohmann::json clipped_spec(const nlohmann::json& spec, const distgrid::Box& box) {
+  nlohmann::json centre = nlohmann::json::array(), size = nlohmann::json::array();
+  for (std::size_t a = 0; a < 3; ++a) {
+    centre.push_back((box.lo[a] + box.hi[a]) / 2);
+    size.push_back(box.hi[a] - box.lo[a]);
+  }
+  return {{"type", "intersection"}, {"of", {spec, {{"type", "box"}, {"center", centre}, {"size", size}}}}};
 }
 
+/// The field of the spec, clipped when asked; errors name `source` and the JSON path
+/// within the spec as written (it is compiled alone first).
+template <class S>
+distgrid::Field<S> compile_for_bake(const nlohmann::json& spec, const std::string& source,
+                                    const std::optional<distgrid::Box>& clip) {
+  auto compile = [&](const nlohmann::json& j) {
+    try {
+      return distgrid::compile_field<S>(j);
+    } catch (const Error& e) {
+      throw Error(e.code(), source + ": " + e.what());
+    }
+  };
+  if (!clip) return compile(spec);
+  compile(spec);
+  return compile(clipped_spec(spec, *clip));
+}
+
+/// The built-in part, or Error(badarg) naming the known ones and the nearest.
+const distgrid::DefaultPart& find_part(const std::string& name) {
+  try {
+    return distgrid::default_part(name);
+  } catch (const Error& e) {
+    std::vector<std::string> names;
+    for (const distgrid::DefaultPart& part : distgrid::default_parts()) names.push_back(part.name);
+    throw Error(e.code(), e.what() + distgrid::command_line::did_you_mean(name, names));
+  }
+}
 
 template <class S>
-int bake_and_save(const nlohmann::json* spec, const std::string& spec_text, const std::string& source,
-                  const distgrid::BakeSettings& settings, const std::string& out) {
+int bake_and_save(const nlohmann::json& spec, const std::string& source, const std::optional<distgrid::Box>& clip,
+                  const distgrid::BakeSettings& settings, const std::string& out, nlohmann::json origin,
+                  Progress& progress) {
   const auto started = std::chrono::steady_clock::now();
-  const distgrid::Field<S> field =
-      spec ? distgrid::compile_field<S>(*spec) : distgrid::compile_field_text<S>(spec_text, source);
+  const distgrid::Field<S> field = compile_for_bake<S>(spec, source, clip);
+  progress.phase("planning");
   const distgrid::Plan plan = distgrid::plan_bricks(field, settings);
-  ProgressLine progress("baking bricks");
-  const distgrid::Grid<S> grid = distgrid::bake_planned_bricks(
-      field, plan, settings.threads, [&](std::size_t d, std::size_t t) { progress(d, t); });
+  progress.phase("baking", plan.near_keys.size(), "bricks");
+  const distgrid::Grid<S> grid =
+      distgrid::bake_planned_bricks(field, plan, settings.threads, [&](std::size_t done, std::size_t) { progress.update(done); });
+  progress.phase("writing");
+  if (clip) origin["clip"] = {clip->lo[0], clip->lo[1], clip->lo[2], clip->hi[0], clip->hi[1], clip->hi[2]};
+  distgrid::save_grid(grid, out, origin.dump());
+  progress.finish();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  distgrid::save_grid(grid, out);
-  std::printf("baked %s: %zu bricks computed, %zu inside, %" PRId64 " considered\n", source.c_str(),
-              grid.stored_brick_count(), grid.inside_brick_count(), plan.bricks_considered);
-  std::printf("storage %s, h %s, band %s, memory %zu bytes, %.3f s\n", sizeof(S) == 4 ? "float" : "double",
-              format_number(grid.h()).c_str(), format_number(grid.band()).c_str(), grid.memory_bytes(), seconds);
+  std::printf("baked %s%s: %zu bricks computed, %zu inside, %" PRId64 " considered\n", source.c_str(),
+              clip ? " clipped to the --bbox box" : "", grid.stored_brick_count(), grid.inside_brick_count(),
+              plan.bricks_considered);
+  std::printf("storage %s, h %s, band %s, memory %s, %.3g s %s\n", sizeof(S) == 4 ? "float" : "double",
+              table_number(grid.h()).c_str(), table_number(grid.band()).c_str(),
+              distgrid::format_bytes(grid.memory_bytes()).c_str(), seconds,
+              distgrid::tools::threads_used(settings.threads).c_str());
   std::printf("wrote %s\n", out.c_str());
   return 0;
 }
@@ -126,7 +203,7 @@ int run_bake(int argc, char** argv) {
   }
   if (args.has_flag("--list-parts")) {
     for (const distgrid::DefaultPart& part : distgrid::default_parts())
-      std::printf("%-12s volume %s (%s)  %s\n", part.name.c_str(), format_number(part.volume).c_str(),
+      std::printf("%-12s volume %-9s (%s)  %s\n", part.name.c_str(), table_number(part.volume).c_str(),
                   part.volume_exact ? "exact" : "best known", part.description.c_str());
     return 0;
   }
@@ -143,29 +220,31 @@ int run_bake(int argc, char** argv) {
   if (auto band = args.get("--band")) settings.band = parse_number(*band, "--band");
   if (auto threads = args.get("--threads")) settings.threads = static_cast<unsigned>(parse_count(*threads, "--threads", 1, 1024));
   if (auto budget = args.get("--max-memory")) settings.max_memory_bytes = parse_bytes(*budget, "--max-memory");
-  if (auto bbox = args.get("--bbox")) {
-    std::vector<double> v;
-    std::stringstream in(*bbox);
-    std::string item;
-    while (std::getline(in, item, ',')) v.push_back(parse_number(item, "--bbox"));
-    if (v.size() != 6) throw UsageError{"--bbox expects six numbers X0,Y0,Z0,X1,Y1,Z1"};
-    settings.bbox = distgrid::Box{{v[0], v[1], v[2]}, {v[3], v[4], v[5]}};
-  }
+  std::optional<distgrid::Box> clip;
+  if (auto bbox = args.get("--bbox")) clip = parse_box(*bbox);
   const std::string storage = args.get("--storage").value_or("float");
   if (storage != "float" && storage != "double") throw UsageError{"--storage expects float or double, got '" + storage + "'"};
+  distgrid::check_bake_settings(settings);
+  distgrid::check_output_path(*out);
 
-  std::string text, source;
-  const nlohmann::json* spec = nullptr;
+  Progress progress("distgrid");
+  nlohmann::json spec, origin;
+  std::string source;
   if (part_name) {
-    const distgrid::DefaultPart& part = distgrid::default_part(*part_name);
-    spec = &part.spec;
+    const distgrid::DefaultPart& part = find_part(*part_name);
+    spec = part.spec;
     source = "part " + part.name;
+    origin = distgrid::tools::grid_origin("part", part.name);
   } else {
-    text = distgrid::read_file(*spec_file);
+    progress.phase("reading");
+    const std::string text = distgrid::read_file(*spec_file);
+    spec = distgrid::parse_json_text(text, *spec_file, ErrorCode::badspec);
     source = *spec_file;
+    origin = distgrid::tools::grid_origin("spec", *spec_file);
+    origin["input_fnv1a"] = distgrid::tools::content_hash(text);
   }
-  return storage == "float" ? bake_and_save<float>(spec, text, source, settings, *out)
-                            : bake_and_save<double>(spec, text, source, settings, *out);
+  return storage == "float" ? bake_and_save<float>(spec, source, clip, settings, *out, origin, progress)
+                            : bake_and_save<double>(spec, source, clip, settings, *out, origin, progress);
 }
 
 std::string single_grid_argument(const Arguments& args, std::size_t extra) {
@@ -175,46 +254,83 @@ std::string single_grid_argument(const Arguments& args, std::size_t extra) {
 }
 
 int run_info(int argc, char** argv) {
-  const Arguments args = Arguments::parse(argc, argv, {});
+  const Arguments args = Arguments::parse(argc, argv, {}, {"--json"});
   if (args.help) {
     std::fputs(kInfoHelp, stdout);
     return 0;
   }
   const std::string path = single_grid_argument(args, 0);
-  const distgrid::AnyGrid any = distgrid::load_grid(path);
-  std::visit(
-      [&](const auto& grid) {
-        using S = typename std::decay_t<decltype(grid)>::Scalar;
-        std::printf("file      %s\n", path.c_str());
-        std::printf("storage   %s\n", sizeof(S) == 4 ? "float" : "double");
-        std::printf("h         %s\n", format_number(grid.h()).c_str());
-        std::printf("band      %s (band*h = %s)\n", format_number(grid.band()).c_str(),
-                    format_number(grid.band_width()).c_str());
-        std::printf("bricks    %zu stored, %zu inside\n", grid.stored_brick_count(), grid.inside_brick_count());
-        std::printf("memory    %zu bytes\n", grid.memory_bytes());
-        if (const auto e = grid.extent()) {
-          std::printf("extent    bricks [%" PRId64 ", %" PRId64 "] x [%" PRId64 ", %" PRId64 "] x [%" PRId64
-                      ", %" PRId64 "]\n",
-                      e->lo[0], e->hi[0], e->lo[1], e->hi[1], e->lo[2], e->hi[2]);
-          const distgrid::Box b = *grid.world_box();
-          std::printf("world box [%s, %s] x [%s, %s] x [%s, %s]\n", format_number(b.lo[0]).c_str(),
-                      format_number(b.hi[0]).c_str(), format_number(b.lo[1]).c_str(),
-                      format_number(b.hi[1]).c_str(), format_number(b.lo[2]).c_str(),
-                      format_number(b.hi[2]).c_str());
-        } else {
-          std::printf("extent    empty\n");
-        }
-      },
-      any);
+  Progress progress("distgrid");
+  progress.phase("reading");
+  std::string origin;
+  const distgrid::AnyGrid any = distgrid::load_grid(path, &origin);
+  progress.phase("summary");
+  const nlohmann::json summary = std::visit([&](const auto& grid) { return distgrid::tools::grid_summary(grid); }, any);
+  progress.finish();
+  nlohmann::json info = summary;
+  info["file"] = path;
+  info["origin"] = origin.empty() ? nlohmann::json(nullptr) : nlohmann::json::parse(origin, nullptr, false);
+  if (!origin.empty() && info["origin"].is_discarded()) info["origin"] = origin;  // not JSON: kept as text
+  if (args.has_flag("--json")) {
+    std::printf("%s\n", info.dump(2).c_str());
+    return 0;
+  }
+  std::fputs(distgrid::tools::describe_grid(info).c_str(), stdout);
   return 0;
 }
 
+/// One point per line "X Y Z"; Error(badfile) naming the line for anything else.
+std::vector<std::array<double, 3>> read_points(const std::string& text, const std::string& source) {
+  std::vector<std::array<double, 3>> points;
+  std::istringstream lines(text);
+  std::string line;
+  for (std::size_t number = 1; std::getline(lines, line); ++number) {
+    if (number % 65536 == 0) distgrid::throw_if_interrupted();
+    std::istringstream words(line);
+    std::vector<std::string> w;
+    for (std::string word; words >> word;) w.push_back(word);
+    if (w.empty() || w.front()[0] == '#') continue;
+    const std::string where = source + ": line " + std::to_string(number);
+    if (w.size() != 3) throw Error(ErrorCode::badfile, where + ": expected three numbers X Y Z, got " + std::to_string(w.size()) + " words");
+    std::array<double, 3> p{};
+    for (std::size_t a = 0; a < 3; ++a) {
+      char* end = nullptr;
+      p[a] = std::strtod(w[a].c_str(), &end);
+      if (end != w[a].c_str() + w[a].size()) throw Error(ErrorCode::badfile, where + ": '" + w[a] + "' is not a number");
+      if (!std::isfinite(p[a])) throw Error(ErrorCode::badfile, where + ": the point must be finite, got '" + w[a] + "'");
+    }
+    points.push_back(p);
+  }
+  return points;
+}
+
 int run_sample(int argc, char** argv) {
-  const Arguments args = Arguments::parse(argc, argv, {});
+  const Arguments args = Arguments::parse(argc, argv, {"--points"}, {"--gradient"});
   if (args.help) {
     std::fputs(kSampleHelp, stdout);
     return 0;
   }
+  if (const auto points_file = args.get("--points")) {
+    const std::string path = single_grid_argument(args, 0);
+    Progress progress("distgrid");
+    progress.phase("reading");
+    std::string text;
+    if (*points_file == "-") {
+      std::ostringstream all;
+      all << std::cin.rdbuf();
+      text = all.str();
+    } else {
+      text = distgrid::read_file(*points_file);
+    }
+    const auto points = read_points(text, *points_file == "-" ? "standard input" : *points_file);
+    const distgrid::AnyGrid any = distgrid::load_grid(path);
+    const bool gradient = args.has_flag("--gradient");
+    progress.phase("sampling", points.size(), "points");
+    std::visit([&](const auto& grid) { distgrid::tools::write_samples(grid, points, gradient, stdout); }, any);
+    progress.finish();
+    return 0;
+  }
+  if (args.has_flag("--gradient")) throw UsageError{"--gradient goes with --points (one point prints its gradient anyway)"};
   const std::string path = single_grid_argument(args, 3);
   const double x = parse_number(args.positional[1], "X"), y = parse_number(args.positional[2], "Y"),
                z = parse_number(args.positional[3], "Z");
@@ -222,16 +338,7 @@ int run_sample(int argc, char** argv) {
     throw Error(ErrorCode::badarg, "the point (" + args.positional[1] + ", " + args.positional[2] + ", " +
                                        args.positional[3] + ") must be finite");
   const distgrid::AnyGrid any = distgrid::load_grid(path);
-  std::visit(
-      [&](const auto& grid) {
-        const double value = grid.sample(x, y, z);
-        const std::array<double, 3> g = grid.gradient(x, y, z);
-        std::printf("value     %s  (%s)\n", format_number(value).c_str(), format_hex(value).c_str());
-        std::printf("gradient  %s %s %s  (%s %s %s)\n", format_number(g[0]).c_str(), format_number(g[1]).c_str(),
-                    format_number(g[2]).c_str(), format_hex(g[0]).c_str(), format_hex(g[1]).c_str(),
-                    format_hex(g[2]).c_str());
-      },
-      any);
+  std::visit([&](const auto& grid) { distgrid::tools::print_sample(grid, {x, y, z}, stdout); }, any);
   return 0;
 }
 
@@ -242,9 +349,13 @@ int run_volume(int argc, char** argv) {
     return 0;
   }
   const std::string path = single_grid_argument(args, 0);
+  Progress progress("distgrid");
+  progress.phase("reading");
   const distgrid::AnyGrid any = distgrid::load_grid(path);
+  progress.phase("volume");
   const double volume = std::visit([](const auto& grid) { return grid.volume(); }, any);
-  std::printf("volume    %s  (%s)\n", format_number(volume).c_str(), format_hex(volume).c_str());
+  progress.finish();
+  std::printf("volume    %s  (%s)\n", table_number(volume).c_str(), distgrid::tools::hex_number(volume).c_str());
   return 0;
 }
 
@@ -259,7 +370,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (command == "--version") {
-      std::printf("distgrid %s (git %s)\n", DISTGRID_VERSION, DISTGRID_GIT_REVISION);
+      std::printf("distgrid %s\n", distgrid::tools::kToolVersion);
       return 0;
     }
     if (command == "bake") return run_bake(argc, argv);
@@ -267,6 +378,8 @@ int main(int argc, char** argv) {
     if (command == "sample") return run_sample(argc, argv);
     if (command == "volume") return run_volume(argc, argv);
     if (command == "contour") return distgrid::tools::run_contour(argc, argv);
-    throw UsageError{"unknown command '" + command + "'"};
+    std::vector<std::string> known = kCommands;
+    known.emplace_back("--version");
+    throw UsageError{"unknown command '" + command + "'" + distgrid::command_line::did_you_mean(command, known)};
   });
 }

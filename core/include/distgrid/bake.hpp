@@ -15,6 +15,10 @@ namespace distgrid {
 /// worker that finished it, one call at a time.
 using ProgressFn = std::function<void(std::size_t, std::size_t)>;
 
+/// Progress of a run in named phases: called with the phase's name (a string
+/// literal), units done and units in all, one call at a time.
+using PhaseProgressFn = std::function<void(const char*, std::size_t, std::size_t)>;
+
 /// Node values of one brick: clamp(f(i*h, j*h, k*h), -band*h, band*h), n = i + 8j + 64k.
 template <class S>
 void bake_brick(const Field<S>& field, std::int64_t key, double h, double band_width, S* out,

@@ -75,7 +75,8 @@ class ContourScratch {
 };
 
 /// Contour of the zero level; an empty grid gives an empty mesh. Throws
-/// Error(toolarge) past 2^32 - 1 vertices (the index type), else only std::bad_alloc. Ambiguous cell faces (two inside corners on a diagonal) are read
+/// Error(toolarge) past 2^32 - 1 vertices (the index type), Error(interrupted) on an
+/// interrupt (interrupt.hpp, checked every x plane or 256 bricks), else only std::bad_alloc. Ambiguous cell faces (two inside corners on a diagonal) are read
 /// the same way from both cells: the inside corners are separated.
 template <class S>
 ContourResult contour(const Grid<S>& grid, const ContourOptions& options = {});

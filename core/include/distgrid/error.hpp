@@ -13,6 +13,7 @@ enum class ErrorCode {
   badspec,   ///< malformed formula spec (message names the JSON path)
   badmesh,   ///< mesh content that cannot be used (indices, non-finite corners)
   openmesh,  ///< open, non-manifold or inconsistently oriented mesh
+  selfintersect,  ///< a closed mesh whose triangles cross or touch: it bounds no solid
   badfile,   ///< unreadable, truncated or corrupt file
   badarg,    ///< a bad argument value (h <= 0, band < 1, ...)
   interrupted,  ///< stopped by SIGINT or SIGTERM (Ctrl-C) before finishing

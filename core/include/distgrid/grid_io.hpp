@@ -1,8 +1,8 @@
 #pragma once
 // .dgrid files: versioned little-endian binary (see grid_io.cpp for the layout)
-// with storage type, h, band, keys, values and a checksum. Saving writes a
-// temporary file beside the target and renames it, so an interrupted save never
-// leaves a broken file under the target name.
+// with storage type, h, band, where the grid came from, keys, values and a
+// checksum. Saving writes a temporary file beside the target and renames it, so an
+// interrupted save never leaves a broken file under the target name.
 #include <string>
 #include <string_view>
 #include <variant>
@@ -13,15 +13,18 @@ namespace distgrid {
 
 using AnyGrid = std::variant<Grid<float>, Grid<double>>;
 
-/// Throws Error(badfile) naming the path when it cannot be written.
+/// Writes the grid and `origin`, a text saying where it came from (the tools write
+/// a JSON object: tool and version, spec, part or mesh). Throws what replace_file
+/// throws (file_io.hpp): Error(badfile) naming the path when it cannot be written.
 template <class S>
-void save_grid(const Grid<S>& grid, const std::string& path);
+void save_grid(const Grid<S>& grid, const std::string& path, std::string_view origin = {});
 
 /// Throws Error(badfile) naming the path and the byte offset for a missing,
-/// truncated, corrupt or unsupported file.
-AnyGrid load_grid(const std::string& path);
+/// truncated, corrupt or unsupported file. `origin`, when given, receives the
+/// origin text (empty for a version 1 file, which has none).
+AnyGrid load_grid(const std::string& path, std::string* origin = nullptr);
 
 /// The same from the file's bytes; `path` only names the input in errors.
-AnyGrid parse_grid(std::string_view bytes, const std::string& path);
+AnyGrid parse_grid(std::string_view bytes, const std::string& path, std::string* origin = nullptr);
 
 }  // namespace distgrid

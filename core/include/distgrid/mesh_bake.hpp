@@ -21,8 +21,18 @@
 // then assembled in triangle order) and split the bricks while computing them; each
 // brick is computed by the same code from the same list, so the grid is identical
 // for any thread count.
+//
+// Before anything is allocated the memory is estimated from the triangles alone
+// (estimate_mesh_bake) and checked against the budget; the pairs found and the
+// bricks to compute are checked again as they become known. Every phase checks for
+// an interrupt (interrupt.hpp) at least every few thousand triangles, one brick or
+// one row of bricks, and reports its progress as "pairing" (triangles), "distances"
+// (bricks) and "parity" (rows).
+#include <array>
 #include <cstddef>
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "distgrid/bake.hpp"
 #include "distgrid/grid.hpp"
@@ -49,18 +59,48 @@ struct MeshBakeStats {
   std::size_t rows_retried = 0;         ///< rows that needed a shifted ray
   /// Rows whose ray stayed odd or touched an edge or corner exactly on every attempt: left outside.
   std::size_t rows_unmarked = 0;
-  bool trusted = true;                  ///< false when the mesh is not closed and consistent
+  bool trusted = true;                  ///< false when the mesh does not bound a solid (MeshReport::solid)
 };
 
-/// Throws Error(badarg) for bad h or band and Error(toolarge) when the mesh's box
-/// does not fit the key range or the bricks to compute exceed the memory budget. `stats`, when given, receives what the bake did.
+/// What a mesh bake is expected to need, from the triangles alone in one pass.
+/// A triangle's expected count of brick centres within reach R = band*h +
+/// 3.5*sqrt(3)*h is the volume of its R-neighbourhood (2RA + (pi/2)PR^2 + (4/3)pi R^3
+/// for area A and perimeter P) over a brick's (8h)^3: exact on average over where the
+/// lattice falls. The bricks to compute are those of the union, about 2R times the
+/// area plus one ball, at most the pairs and the bricks of the range; the inside
+/// bricks about the enclosed volume less the band's share (area times R) over a brick's.
+struct MeshBakeEstimate {
+  std::uint64_t triangles = 0;      ///< triangles counted (valid indices, finite corners)
+  std::uint64_t pairs = 0;          ///< triangle-brick pairs the pairing would list
+  std::uint64_t bricks = 0;         ///< bricks to compute
+  std::uint64_t inside_bricks = 0;  ///< bricks parity would mark inside
+  std::uint64_t bytes = 0;          ///< peak bytes: the grid, the pairs, the lists, per-triangle data, the parity rows
+};
+
+/// The estimate for these corners and triangles at voxel size h and band (in voxels),
+/// with values of `value_bytes` each. Triangles with an index out of range or a
+/// non-finite corner are left out (prepare_mesh refuses them).
+MeshBakeEstimate estimate_mesh_bake(const std::vector<Vec3>& positions,
+                                    const std::vector<std::array<std::uint32_t, 3>>& triangles, double h, double band,
+                                    std::size_t value_bytes);
+
+/// Throws Error(toolarge) naming `what`, the estimated bricks, pairs and bytes and the
+/// budget when estimate_mesh_bake's bytes exceed settings.max_memory_bytes.
+void check_mesh_bake_memory(const std::vector<Vec3>& positions,
+                            const std::vector<std::array<std::uint32_t, 3>>& triangles,
+                            const MeshBakeSettings& settings, std::size_t value_bytes, const std::string& what);
+
+/// Throws Error(badarg) for bad h or band, Error(toolarge) when the mesh's box does
+/// not fit the key range or the estimate, the pairs found or the bricks to compute
+/// exceed the memory budget, and Error(interrupted) on an interrupt. `stats`, when
+/// given, receives what the bake did.
 template <class S>
-Grid<S> bake_mesh(const PreparedMesh& mesh, const MeshBakeSettings& settings, const ProgressFn& progress = {},
+Grid<S> bake_mesh(const PreparedMesh& mesh, const MeshBakeSettings& settings, const PhaseProgressFn& progress = {},
                   MeshBakeStats* stats = nullptr);
 
-extern template Grid<float> bake_mesh<float>(const PreparedMesh&, const MeshBakeSettings&, const ProgressFn&,
+extern template Grid<float> bake_mesh<float>(const PreparedMesh&, const MeshBakeSettings&, const PhaseProgressFn&,
                                              MeshBakeStats*);
-extern template Grid<double> bake_mesh<double>(const PreparedMesh&, const MeshBakeSettings&, const ProgressFn&,
+extern template Grid<double> bake_mesh<double>(const PreparedMesh&, const MeshBakeSettings&, const PhaseProgressFn&,
                                                MeshBakeStats*);
 
 }  // namespace distgrid

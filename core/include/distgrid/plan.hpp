@@ -14,7 +14,10 @@ namespace distgrid {
 struct BakeSettings {
   double h = 0;                ///< voxel size (world units), finite and > 0
   double band = 3;             ///< band half-width in voxels, finite and >= 1
-  std::optional<Box> bbox;     ///< overrides the formula's own box
+  /// The region to bake instead of the formula's own box; the shape is not clipped
+  /// to it, so a shape reaching beyond it is cut off by the region's edge, where a
+  /// contour closes it (region_edge.hpp). To clip, intersect the formula with a box.
+  std::optional<Box> region;
   unsigned threads = 0;        ///< 0: all hardware threads
   /// The planned grid (planned_grid_bytes) must fit, else Error(toolarge) before baking.
   std::uint64_t max_memory_bytes = default_memory_budget();

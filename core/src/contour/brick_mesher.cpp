@@ -9,6 +9,7 @@
 
 #include "distgrid/brick_key.hpp"
 #include "distgrid/grid.hpp"
+#include "distgrid/interrupt.hpp"
 
 namespace distgrid::detail::meshing {
 
@@ -146,7 +147,10 @@ ContourResult BrickMesher<S>::run() {
   cell_bricks_.clear();
   if (lookup_.empty()) {
     plan_cell_bricks();
-    for (std::size_t at = 0; at < cell_bricks_.size(); ++at) mesh_cell_brick(at);
+    for (std::size_t at = 0; at < cell_bricks_.size(); ++at) {
+      if (at % 256 == 0) throw_if_interrupted();
+      mesh_cell_brick(at);
+    }
     return std::move(out_.result);
   }
   // x planes of cell bricks from the top down. Plane x's cell bricks are chosen by
@@ -157,6 +161,7 @@ ContourResult BrickMesher<S>::run() {
   const std::int64_t top = lookup_lo_[0] + lookup_size_[0] - 2, bottom = lookup_lo_[0] + 1;
   find_plane_signs(top);
   for (std::int64_t x = top; x >= bottom; --x) {
+    throw_if_interrupted();
     find_plane_signs(x - 1);
     const std::size_t first = cell_bricks_.size();
     plan_plane(x);

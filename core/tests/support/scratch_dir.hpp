@@ -39,9 +39,9 @@ struct CliResult {
   std::string out;  // stdout and stderr together
 };
 
-/// Runs the distgrid command (DISTGRID_CLI) with the arguments through the shell.
-inline CliResult run_cli(const std::string& args) {
-  const std::string command = std::string(DISTGRID_CLI) + " " + args + " 2>&1";
+/// Runs a command line through the shell, its standard error joined to its output.
+inline CliResult run_command(const std::string& command_line) {
+  const std::string command = command_line + " 2>&1";
   FILE* pipe = ::popen(command.c_str(), "r");
   if (!pipe) return {-1, "popen failed"};
   std::string out;
@@ -50,5 +50,8 @@ inline CliResult run_cli(const std::string& args) {
   const int status = ::pclose(pipe);
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
 }
+
+/// Runs the distgrid command (DISTGRID_CLI) with the arguments.
+inline CliResult run_cli(const std::string& args) { return run_command(std::string(DISTGRID_CLI) + " " + args); }
 
 }  // namespace distgrid::test_support

@@ -1,11 +1,11 @@
 #pragma once
-// What the command-line tools share: argument parsing, number parsing, the
-// error-to-exit-code rule and progress on a terminal.
+// What the command-line tools share: argument parsing (with "did you mean" for a
+// misspelt option), number parsing, the error-to-exit-code rule and progress on a
+// terminal.
 // Exit codes: 0 success, 1 failure (a typed error, printed as
 // '<tool>: <code>: <message>'), 2 bad usage, 130 stopped by Ctrl-C or SIGTERM.
-#include <unistd.h>
-
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -26,8 +26,17 @@ struct UsageError {
   std::string message;
 };
 
+/// Edit distance between two words: insertions, deletions, substitutions and swaps
+/// of neighbouring letters, one each.
+std::size_t edit_distance(const std::string& a, const std::string& b);
+
+/// " (did you mean --band?)" naming the candidates within edit distance 2 of `word`
+/// (the nearest first, at most three), or "" when none is that near.
+std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates);
+
 /// The arguments after the command word: `--name value` options (some may repeat),
-/// flags without a value, `--help`, and positional arguments.
+/// flags without a value, `--help` (anywhere, also where a value was expected, so
+/// `--mesh --help` asks for help), and positional arguments.
 struct Arguments {
   std::vector<std::pair<std::string, std::string>> options;
   std::vector<std::string> flags;
@@ -37,6 +46,7 @@ struct Arguments {
   static Arguments parse(int argc, char** argv, const std::vector<std::string>& valued,
                          const std::vector<std::string>& flag_names = {}) {
     Arguments args;
+    std::optional<UsageError> first_error;  // reported unless --help comes later
     for (int n = 2; n < argc; ++n) {
       const std::string a = argv[n];
       if (a == "--help" || a == "-h") {
@@ -46,13 +56,30 @@ struct Arguments {
           args.flags.push_back(a);
           continue;
         }
-        if (!contains(valued, a)) throw UsageError{"unknown option " + a};
-        if (n + 1 >= argc) throw UsageError{a + " needs a value"};
-        args.options.emplace_back(a, argv[++n]);
+        if (!contains(valued, a)) {
+          std::vector<std::string> known(valued);
+          known.insert(known.end(), flag_names.begin(), flag_names.end());
+          known.emplace_back("--help");
+          if (!first_error) first_error = UsageError{"unknown option " + a + did_you_mean(a, known)};
+          continue;
+        }
+        if (n + 1 >= argc) {
+          if (!first_error) first_error = UsageError{a + " needs a value"};
+          continue;
+        }
+        const std::string value = argv[n + 1];
+        if (contains(valued, value) || contains(flag_names, value)) {  // `--spec --h 0.1`: the value was left out
+          if (!first_error) first_error = UsageError{a + " needs a value before " + value};
+          continue;
+        }
+        ++n;
+        if (value == "--help" || value == "-h") args.help = true;
+        else args.options.emplace_back(a, value);
       } else {
         args.positional.push_back(a);
       }
     }
+    if (first_error && !args.help) throw *first_error;
     return args;
   }
   bool has_flag(const std::string& name) const { return contains(flags, name); }
@@ -151,24 +178,37 @@ int run_tool(const char* tool, Body&& body) noexcept {
   }
 }
 
-/// "done / total" progress on one stderr line while stderr is a terminal; silent otherwise.
-class ProgressLine {
+/// Progress of a command in named phases, on one stderr line redrawn at most ten
+/// times a second, once the command has run for a second and only while stderr is a
+/// terminal: the phase, its percent and rate when its size is known, the time so far.
+/// Silent otherwise. With DISTGRID_PHASE_LOG set in the environment, the start of
+/// each phase is also written as a line "<tool>: phase <name>" whatever stderr is (a
+/// hook for tests that must act while a given phase runs). One caller at a time.
+class Progress {
  public:
-  explicit ProgressLine(const char* label) : label_(label), enabled_(::isatty(2) != 0) {}
-  void operator()(std::size_t done, std::size_t total) {
-    if (!enabled_ || total == 0) return;
-    const auto percent = static_cast<int>(100.0 * static_cast<double>(done) / static_cast<double>(total));
-    if (percent == last_) return;
-    last_ = percent;
-    std::fprintf(stderr, "\r%s %3d%% (%zu / %zu)", label_, percent, done, total);
-    if (done == total) std::fprintf(stderr, "\n");
-    std::fflush(stderr);
-  }
+  explicit Progress(const char* tool);
+  ~Progress();
+  Progress(const Progress&) = delete;
+  Progress& operator=(const Progress&) = delete;
+
+  /// Starts a phase; `total` units of `unit` (0: size unknown).
+  void phase(const char* name, std::size_t total = 0, const char* unit = "");
+  /// Units of the current phase done so far.
+  void update(std::size_t done);
+  /// For the library's PhaseProgressFn: starts the phase (counting `unit`) when its name changes.
+  void operator()(const char* name, std::size_t done, std::size_t total, const char* unit = "");
+  /// Clears the line (also done on destruction).
+  void finish();
 
  private:
-  const char* label_;
-  bool enabled_;
-  int last_ = -1;
+  void draw(bool force);
+  using Clock = std::chrono::steady_clock;
+  const char* tool_;
+  bool terminal_, log_phases_;
+  Clock::time_point started_, phase_started_, drawn_{};
+  std::string name_, unit_;
+  std::size_t total_ = 0, done_ = 0;
+  bool line_shown_ = false;
 };
 
 }  // namespace distgrid::command_line

@@ -3,9 +3,11 @@
 // box [lo, hi] split into n cells per axis, one value per cell centre (x
 // fastest), trilinear between centres, the edge value held beyond the outermost
 // centres (per axis; an axis with one cell is constant), then v0 + (v1 - v0) * d.
-// Everything in high precision, the cell width exact ((hi - lo) / n unrounded).
+// Everything in the number type T (high precision for audits), the cell width
+// unrounded in it ((hi - lo) / n).
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -21,39 +23,38 @@ struct DensityMapSpec {
 };
 
 /// The value at p from the map's values (nx*ny*nz of them, x fastest).
-inline HighPrecision density_number(const DensityMapSpec& map, const std::vector<HighPrecision>& values,
-                                    const std::array<HighPrecision, 3>& p) {
+template <class T>
+T density_number(const DensityMapSpec& map, const std::vector<T>& values, const std::array<T, 3>& p) {
+  using std::floor;
   std::array<std::int64_t, 3> lower{};
-  std::array<HighPrecision, 3> frac;
+  std::array<T, 3> frac;
   for (std::size_t a = 0; a < 3; ++a) {
     const std::int64_t n = map.cells[a];
     frac[a] = 0;
     if (n == 1) continue;
     // Position in cell-centre units: centre c sits at lo + (c + 1/2) (hi - lo) / n.
-    const HighPrecision u =
-        (p[a] - HighPrecision(map.lo[a])) * HighPrecision(n) / (HighPrecision(map.hi[a]) - HighPrecision(map.lo[a])) -
-        HighPrecision(0.5);
-    const HighPrecision held = std::clamp(u, HighPrecision(0), HighPrecision(n - 1));
-    lower[a] = std::min(floor(held).convert_to<std::int64_t>(), n - 2);
-    frac[a] = held - HighPrecision(lower[a]);
+    const T u = (p[a] - T(map.lo[a])) * T(static_cast<double>(n)) / (T(map.hi[a]) - T(map.lo[a])) - T(0.5);
+    const T held = std::clamp(u, T(0), T(static_cast<double>(n - 1)));
+    lower[a] = std::min(static_cast<std::int64_t>(floor(held)), n - 2);
+    frac[a] = held - T(static_cast<double>(lower[a]));
   }
-  const auto at = [&](std::int64_t i, std::int64_t j, std::int64_t k) -> const HighPrecision& {
+  const auto at = [&](std::int64_t i, std::int64_t j, std::int64_t k) -> const T& {
     return values[static_cast<std::size_t>(i + map.cells[0] * (j + map.cells[1] * k))];
   };
-  HighPrecision d = 0;
+  T d = 0;
   for (int corner = 0; corner < 8; ++corner) {
     std::array<std::int64_t, 3> index{};
-    HighPrecision weight = 1;
+    T weight = 1;
     bool used = true;
     for (std::size_t a = 0; a < 3; ++a) {
       const bool upper = (corner >> a) & 1;
       if (map.cells[a] == 1 && upper) used = false;  // one cell: a single centre on this axis
       index[a] = lower[a] + (upper ? 1 : 0);
-      if (map.cells[a] > 1) weight *= upper ? frac[a] : HighPrecision(1) - frac[a];
+      if (map.cells[a] > 1) weight *= upper ? frac[a] : T(1) - frac[a];
     }
     if (used) d += weight * at(index[0], index[1], index[2]);
   }
-  return HighPrecision(map.v0) + (HighPrecision(map.v1) - HighPrecision(map.v0)) * d;
+  return T(map.v0) + (T(map.v1) - T(map.v0)) * d;
 }
 
 }  // namespace distgrid::audit::reference
