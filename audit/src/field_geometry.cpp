@@ -236,7 +236,8 @@ struct HalfSpaceShape {
   Constant normal_length, offset;
 };
 enum class Combine { union_of, intersection_of, difference };
-enum class Side { center, inside, outside };
+/// A shell's `side` (not `Side`: mesh.hpp defines that name in this namespace).
+enum class ShellSide { center, inside, outside };
 struct RotateShape {
   bool quaternion = false;
   ConstantVec axis;   // unit axis (axis and angle), or the unit quaternion's vector part
@@ -250,7 +251,7 @@ struct FieldGeometry::Node {
   enum class Kind { primitive, combine, offset, shell, translate, rotate, scale, gyroid } kind = Kind::primitive;
   std::vector<Node> children;  // operands (a difference's `from` first), or the one shape
   NumberField number, second;  // offset distance / shell thickness / gyroid cell and thickness
-  Side side = Side::center;
+  ShellSide side = ShellSide::center;
   ConstantVec vector;          // translate's by, the gyroid's origin
   RotateShape rotation;
   Constant factor;             // scale
@@ -332,11 +333,11 @@ Node read_node(const json& j, const std::string& path, DensityValues storage) {
     node.number = read_number(r.member("thickness"), path + "/thickness", storage);
     const std::string side = j.value("side", "center");
     if (side == "center")
-      node.side = Side::center;
+      node.side = ShellSide::center;
     else if (side == "inside")
-      node.side = Side::inside;
+      node.side = ShellSide::inside;
     else if (side == "outside")
-      node.side = Side::outside;
+      node.side = ShellSide::outside;
     else
       unreadable(path + "/side", "expected center, inside or outside");
     node.children.push_back(read_node(r.member("shape"), path + "/shape", storage));
@@ -660,9 +661,9 @@ Evaluated<T> evaluate(const Node& node, const Vec<T>& p, bool sides) {
       // The wall is an interval [below, above] of the shape's value g.
       const T g = evaluate(node.children[0], p, false).value, t = node.number.at(p);
       T value, below = -t / 2, above = t / 2;
-      if (node.side == Side::center) {
+      if (node.side == ShellSide::center) {
         value = abs(g) - t / 2;
-      } else if (node.side == Side::inside) {
+      } else if (node.side == ShellSide::inside) {
         value = std::max(g, T(-g - t));
         below = -t;
         above = 0;
@@ -706,7 +707,7 @@ HighPrecision bound_of(const Node& node) {
     }
     case Node::Kind::offset: return bound_of(node.children[0]) + node.number.lipschitz;
     case Node::Kind::shell:
-      return bound_of(node.children[0]) + (node.side == Side::center ? node.number.lipschitz / 2 : node.number.lipschitz);
+      return bound_of(node.children[0]) + (node.side == ShellSide::center ? node.number.lipschitz / 2 : node.number.lipschitz);
     case Node::Kind::translate:
     case Node::Kind::rotate:
     case Node::Kind::scale: return bound_of(node.children[0]);
