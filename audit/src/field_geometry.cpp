@@ -611,20 +611,23 @@ struct Evaluated {
   Membership membership = Membership::surface;  ///< only when asked for
 };
 
-/// Membership of a CSG node from its operands' (a difference's subtracted ones complemented).
-Membership combined(Combine how, const std::vector<Membership>& operands) {
+/// Membership of a CSG node, gathered operand by operand (a difference's
+/// subtracted ones complemented) so no evaluation allocates.
+struct Combined {
   bool any_inside = false, any_outside = false, all_inside = true, all_outside = true;
-  for (std::size_t c = 0; c < operands.size(); ++c) {
-    const Membership m = how == Combine::difference && c > 0 ? complement(operands[c]) : operands[c];
+
+  void add(Membership m) {
     any_inside = any_inside || m == Membership::inside;
     any_outside = any_outside || m == Membership::outside;
     all_inside = all_inside && m == Membership::inside;
     all_outside = all_outside && m == Membership::outside;
   }
-  if (how == Combine::union_of)
-    return any_inside ? Membership::inside : (all_outside ? Membership::outside : Membership::surface);
-  return any_outside ? Membership::outside : (all_inside ? Membership::inside : Membership::surface);
-}
+  Membership of(Combine how) const {
+    if (how == Combine::union_of)
+      return any_inside ? Membership::inside : (all_outside ? Membership::outside : Membership::surface);
+    return any_outside ? Membership::outside : (all_inside ? Membership::inside : Membership::surface);
+  }
+};
 
 template <class T>
 Evaluated<T> evaluate(const Node& node, const Vec<T>& p, bool sides) {
@@ -641,17 +644,17 @@ Evaluated<T> evaluate(const Node& node, const Vec<T>& p, bool sides) {
           node.primitive);
     case Node::Kind::combine: {
       const Combine how = std::get<Combine>(node.primitive);
-      std::vector<Membership> operands;
+      Combined membership;
       T result = 0;
       for (std::size_t c = 0; c < node.children.size(); ++c) {
         const Evaluated<T> e = evaluate(node.children[c], p, sides);
-        operands.push_back(e.membership);
+        membership.add(how == Combine::difference && c > 0 ? complement(e.membership) : e.membership);
         if (c == 0) result = e.value;
         else if (how == Combine::union_of) result = std::min(result, e.value);
         else if (how == Combine::intersection_of) result = std::max(result, e.value);
         else result = std::max(result, T(-e.value));
       }
-      return {result, sides ? combined(how, operands) : Membership::surface};
+      return {result, sides ? membership.of(how) : Membership::surface};
     }
     case Node::Kind::offset: {
       const T g = evaluate(node.children[0], p, false).value, d = node.number.at(p);
