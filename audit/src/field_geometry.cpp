@@ -898,7 +898,7 @@ std::string_view membership_text(Membership m) noexcept {
 }
 
 FieldGeometry::FieldGeometry(const nlohmann::json& spec, DensityValues values)
-    : root_(std::make_unique<Node>(read_node(spec, "", values))) {}
+    : root_(std::make_unique<Node>(read_node(spec, "", values))), lipschitz_(bound_of(*root_)) {}
 FieldGeometry::~FieldGeometry() = default;
 FieldGeometry::FieldGeometry(FieldGeometry&&) noexcept = default;
 FieldGeometry& FieldGeometry::operator=(FieldGeometry&&) noexcept = default;
@@ -917,7 +917,7 @@ FieldGeometry::Evaluation FieldGeometry::evaluate_with_membership(const FieldPoi
   return {e.value, e.membership};
 }
 
-HighPrecision FieldGeometry::lipschitz_bound() const { return bound_of(*root_); }
+HighPrecision FieldGeometry::lipschitz_bound() const { return lipschitz_; }
 
 std::vector<FieldPoint> FieldGeometry::special_points() const {
   std::vector<Vec<HighPrecision>> high;

@@ -79,6 +79,7 @@ class FieldGeometry {
 
   /// The documented bound on |grad f| over all space, in real arithmetic
   /// (docs/field-spec.md, "Lipschitz bounds"; an exact rotation keeps it).
+  /// Computed once, when the spec is read.
   HighPrecision lipschitz_bound() const;
 
   /// Special points of the geometry, in world coordinates (rounded to double).
@@ -88,6 +89,7 @@ class FieldGeometry {
 
  private:
   std::unique_ptr<Node> root_;
+  HighPrecision lipschitz_;
 };
 
 }  // namespace distgrid::audit::reference
