@@ -246,7 +246,6 @@ struct RotateShape {
 };
 
 struct FieldGeometry::Node {
-  std::string type;
   std::variant<SphereShape, BoxShape, CylinderShape, TorusShape, CapsuleShape, HalfSpaceShape, Combine> primitive;
   enum class Kind { primitive, combine, offset, shell, translate, rotate, scale, gyroid } kind = Kind::primitive;
   std::vector<Node> children;  // operands (a difference's `from` first), or the one shape
@@ -285,8 +284,7 @@ Node read_node(const json& j, const std::string& path, DensityValues storage) {
   if (!j.is_object() || !j.contains("type") || !j["type"].is_string()) unreadable(path, "expected a shape object");
   const Reader r{j, path};
   Node node;
-  node.type = j["type"].get<std::string>();
-  const std::string& type = node.type;
+  const std::string type = j["type"].get<std::string>();
   if (type == "sphere") {
     node.primitive = SphereShape{constant_vec(r.vec("center")), Constant(HighPrecision(r.number("radius")))};
   } else if (type == "box") {
@@ -903,14 +901,10 @@ FieldGeometry::~FieldGeometry() = default;
 FieldGeometry::FieldGeometry(FieldGeometry&&) noexcept = default;
 FieldGeometry& FieldGeometry::operator=(FieldGeometry&&) noexcept = default;
 
-std::string_view FieldGeometry::root_type() const noexcept { return root_->type; }
-
-HighPrecision FieldGeometry::value(const HighFieldPoint& p) const { return evaluate(*root_, p, false).value; }
-HighPrecision FieldGeometry::value(const FieldPoint& p) const { return value(high_point(p)); }
+HighPrecision FieldGeometry::value(const FieldPoint& p) const { return evaluate(*root_, high_point(p), false).value; }
 double FieldGeometry::value_double(const FieldPoint& p) const { return evaluate(*root_, p, false).value; }
 
-Membership FieldGeometry::membership(const HighFieldPoint& p) const { return evaluate(*root_, p, true).membership; }
-Membership FieldGeometry::membership(const FieldPoint& p) const { return membership(high_point(p)); }
+Membership FieldGeometry::membership(const FieldPoint& p) const { return evaluate(*root_, high_point(p), true).membership; }
 
 FieldGeometry::Evaluation FieldGeometry::evaluate_with_membership(const FieldPoint& p) const {
   const Evaluated<HighPrecision> e = evaluate(*root_, high_point(p), true);
