@@ -137,8 +137,8 @@ constexpr const char* kListHelp = R"(usage: distgrid-audit list [--ids]
 Prints the registered calculations (id, declared class, title), the claims, the
 default parts and the built-in mesh parts.
 
-  --ids   only the calculation ids, one per line, in report order (what CMake
-          and the scripts read)
+  --ids   only the calculation ids, one per line, in report order (for scripts,
+          e.g. the check that the docs' accuracy tables name every calculation)
 )";
 
 constexpr const char* kRenderHelp = R"(usage: distgrid-audit render REPORT.json --out FILE.html [--source-dir DIR]
