@@ -113,7 +113,11 @@ TEST(ErrorStats, KeepsTheFiveWorstInputsWorstFirstAndEarlierFirstOnTies) {
   ASSERT_EQ(stats.worst().size(), 5u);
   const std::uint64_t expected[] = {5, 7, 1, 3, 8};  // 7, 6, then the 5s in input order
   for (std::size_t k = 0; k < 5; ++k) EXPECT_EQ(stats.worst()[k].input.index, expected[k]) << "rank " << k;
+#ifdef NDEBUG
   EXPECT_EQ(records, 9);  // the last two never enter the list, so no record is made
+#else
+  EXPECT_EQ(records, 11);  // a debug build makes every record to check its generator
+#endif
   EXPECT_EQ(stats.count(), 11u);
   EXPECT_EQ(stats.h()->max, 7);
   EXPECT_EQ(stats.ulps()->max, 28);
