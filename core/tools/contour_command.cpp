@@ -9,6 +9,7 @@
 #include "commands.hpp"
 #include "distgrid/command_line.hpp"
 #include "distgrid/contour.hpp"
+#include "distgrid/detail/parallel.hpp"
 #include "distgrid/error.hpp"
 #include "distgrid/grid_io.hpp"
 #include "distgrid/mesh_io.hpp"
@@ -25,6 +26,7 @@ constexpr const char* kContourHelp = R"(usage: distgrid contour GRID.dgrid --out
                     checkerboard face does not make a non-manifold vertex
   --format F        stl (binary, float32), stl-ascii, obj, ply (binary), ply-ascii;
                     default from the extension of --out
+  --threads N       worker threads (default: all; the mesh does not depend on it)
   --out FILE        the mesh (written to a temporary file, then renamed)
 
 Prints vertices, triangles, edges, boundary edges, edges with more than two
@@ -61,8 +63,9 @@ int contour_and_write(const Grid<S>& grid, const std::string& source, const Cont
   progress(1, 1);
   const MeshStats stats = mesh_stats(result.mesh);
   write_mesh(result.mesh, out, format);
-  std::printf("contour %s: %s%s, %zu bricks meshed, %.1f ms\n", source.c_str(), std::string(mesher_name(options.mesher)).c_str(),
-              options.manifold ? " (manifold)" : "", result.bricks_meshed, ms);
+  std::printf("contour %s: %s%s, %zu bricks meshed, %u threads, %.1f ms\n", source.c_str(),
+              std::string(mesher_name(options.mesher)).c_str(), options.manifold ? " (manifold)" : "", result.bricks_meshed,
+              detail::resolve_thread_count(options.threads), ms);
   std::printf("vertices %zu\ntriangles %zu\nedges %zu\nboundary edges %zu\nedges with more than two triangles %zu\n",
               stats.vertices, stats.triangles, stats.edges, stats.boundary_edges, stats.non_manifold_edges);
   std::printf("misoriented edges %zu\nnon-manifold vertices %zu\ncells with several pieces %zu\ndegenerate triangles %zu\n",
@@ -78,7 +81,7 @@ int contour_and_write(const Grid<S>& grid, const std::string& source, const Cont
 
 int run_contour(int argc, char** argv) {
   const command_line::Arguments args =
-      command_line::Arguments::parse(argc, argv, {"--mesher", "--out", "--format"}, {"--manifold"});
+      command_line::Arguments::parse(argc, argv, {"--mesher", "--out", "--format", "--threads"}, {"--manifold"});
   if (args.help) {
     std::fputs(kContourHelp, stdout);
     return 0;
@@ -95,6 +98,7 @@ int run_contour(int argc, char** argv) {
     }
   }
   options.manifold = args.has_flag("--manifold");
+  if (auto threads = args.get("--threads")) options.threads = static_cast<unsigned>(command_line::parse_count(*threads, "--threads", 1, 1024));
   MeshFormat format{};
   if (const auto name = args.get("--format")) {
     format = format_from_name(*name);
