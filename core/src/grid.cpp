@@ -128,10 +128,11 @@ namespace {
 // How far the batch calls look ahead: index buckets first, node rows later.
 constexpr std::size_t kBucketLookahead = 32;
 constexpr std::size_t kRowLookahead = 16;
-// Points a thread buckets at a time.
-constexpr std::size_t kBatchBlock = 16384;
+// Points a thread buckets at a time (scattered points over a part's few thousand
+// bricks then share a brick with several others).
+constexpr std::size_t kBatchBlock = 131072;
 // A point's bucket: its base node's brick, 10 bits per axis (x, y, z from the top),
-// so a block is taken brick by brick along rows of bricks; kFarBucket for points
+// so a block is taken brick by brick in key order; kFarBucket for points
 // with no base node (not finite or far outside the key range).
 constexpr std::uint32_t kFarBucket = 0xFFFFFFFFu;
 constexpr unsigned kRadixBits = 11;  // three passes cover 32 bits
@@ -151,7 +152,8 @@ bool base_node(const std::array<double, 3>& p, double h, std::array<std::int64_t
 std::uint32_t bucket_of(const std::array<double, 3>& p, double h) noexcept {
   std::array<std::int64_t, 3> node{};
   if (!base_node(p, h, node)) return kFarBucket;
-  const auto bits = [](std::int64_t n) { return static_cast<std::uint32_t>(brick_of_node(n)) & 0x3FFu; };
+  // Offset by 512, so bricks -512 .. 511 keep their key order.
+  const auto bits = [](std::int64_t n) { return static_cast<std::uint32_t>(brick_of_node(n) + 512) & 0x3FFu; };
   return (bits(node[0]) << 20) | (bits(node[1]) << 10) | bits(node[2]);
 }
 
@@ -206,9 +208,12 @@ void Grid<S>::visit_by_brick(std::span<const std::array<double, 3>> points, std:
         GridAccessor<S> accessor(*this);
         const std::size_t size = end - begin;
         scratch.pairs.resize(size);
-        for (std::size_t i = 0; i < size; ++i)
+        bool in_order = true;  // input sorted by brick already: no sort needed
+        for (std::size_t i = 0; i < size; ++i) {
           scratch.pairs[i] = (std::uint64_t{bucket_of(points[begin + i], h_)} << 32) | i;
-        sort_by_bucket(scratch);
+          in_order = in_order && (i == 0 || scratch.pairs[i] >= scratch.pairs[i - 1]);
+        }
+        if (!in_order) sort_by_bucket(scratch);
         const auto point_at = [&](std::size_t i) { return begin + static_cast<std::uint32_t>(scratch.pairs[i]); };
         for (std::size_t i = 0; i < size; ++i) {
           if (i + kBucketLookahead < size) prefetch(point_at(i + kBucketLookahead), false);
