@@ -25,6 +25,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <tbb/blocked_range.h>
 #include <tbb/global_control.h>
@@ -182,10 +183,15 @@ pid_t start_background_load(bool pin_self) {
     for (std::uint64_t& word : data) word = word * 3 + pass;
 }
 
-void stop_background_load(pid_t child) {
-  if (child <= 0) return;
+/// Stops the competing workload; returns the processor seconds it used (0 without one),
+/// so a run records that the load really ran beside it.
+double stop_background_load(pid_t child) {
+  if (child <= 0) return 0;
   kill(child, SIGKILL);
-  waitpid(child, nullptr, 0);
+  struct rusage usage {};
+  wait4(child, nullptr, 0, &usage);
+  return static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+         1e-6 * static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec);
 }
 
 // --- the sphere and exact distances ------------------------------------------
@@ -805,13 +811,14 @@ int main(int argc, char** argv) {
                         {"background_load", options.background_load},
                         {"instruction_set", build_instruction_set()},
                         {"repetitions", reps},
+                        {"points", options.points},
                         {"h", kH},
                         {"band", kBand},
                         {"storage", "float"},
                         {"timing", std::string(g_cpu_time ? "process CPU time" : "wall time") +
                                        ", median of the repetitions, ours and OpenVDB alternating"},
                         {"rows", nlohmann::json::array()}};
-  stop_background_load(background);
+  report["background_load_cpu_seconds"] = stop_background_load(background);
   for (const Row& r : rows) report["rows"].push_back(to_json(r));
   if (!options.out.empty()) {
     std::ofstream out(options.out);
