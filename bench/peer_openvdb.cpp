@@ -1,22 +1,37 @@
 // Peer benchmark: the same work through OpenVDB and through distgrid, back to back
 // in one process, with the ratio ours / OpenVDB and the accuracy of each side.
 //
-//   peer_openvdb [--threads N] [--repetitions R] [--points P] [--out FILE.json]
+//   peer_openvdb [--threads N] [--repetitions R] [--points P] [--background-load] [--out FILE.json]
 //
 // Work: the sphere of radius 1 (centre off the lattice, as the default part) at
 // h = 1/128, band 3, float values on both sides. Both sides use the same thread
 // count: --threads 1 (the default) caps TBB at one thread and gives our calls one
 // thread; --threads 0 lets both use every core. Queries (sampling, gradient) run
-// on the calling thread on both sides. Every timing is the best of R repetitions,
+// on the calling thread on both sides. Every timing is the median of R repetitions,
 // ours and OpenVDB alternating, so a change of machine load hits both sides alike;
 // with one thread it is the process's CPU time, with more the wall time.
+// --background-load runs a standard competing workload while both sides are timed:
+// a child process streaming through 256 MB on the last core (this process is kept
+// on the first one when it runs one thread).
+// Under `valgrind --tool=callgrind --instr-atstart=no` the first repetition of each
+// side is counted and dumped as "<row id>/ours" or "<row id>/openvdb" (instruction
+// counts independent of machine load); natively these requests cost nothing.
 #include <openvdb/openvdb.h>
 #include <openvdb/tools/Interpolation.h>
 #include <openvdb/tools/LevelSetMeasure.h>
 #include <openvdb/tools/LevelSetSphere.h>
 #include <openvdb/tools/MeshToVolume.h>
 #include <openvdb/tools/VolumeToMesh.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <tbb/blocked_range.h>
 #include <tbb/global_control.h>
+#include <tbb/parallel_for.h>
+#include <unistd.h>
+#include <valgrind/callgrind.h>
 
 #include <algorithm>
 #include <array>
@@ -39,6 +54,7 @@
 #include <nlohmann/json.hpp>
 
 #include "distgrid/bake.hpp"
+#include "distgrid/build_info.hpp"
 #include "distgrid/contour.hpp"
 #include "distgrid/default_parts.hpp"
 #include "distgrid/field_json.hpp"
@@ -60,6 +76,7 @@ struct Options {
   unsigned threads = 1;
   int repetitions = 5;
   std::size_t points = 10'000'000;
+  bool background_load = false;
   std::string out;
 };
 
@@ -74,10 +91,13 @@ Options parse(int argc, char** argv) {
       o.repetitions = std::max(1, std::stoi(argv[++a]));
     } else if (arg == "--points" && has_value) {
       o.points = std::max<std::size_t>(1000, std::stoull(argv[++a]));
+    } else if (arg == "--background-load") {
+      o.background_load = true;
     } else if (arg == "--out" && has_value) {
       o.out = argv[++a];
     } else {
-      std::cerr << "usage: peer_openvdb [--threads N (0: all)] [--repetitions R] [--points P] [--out FILE.json]\n";
+      std::cerr << "usage: peer_openvdb [--threads N (0: all)] [--repetitions R] [--points P] [--background-load] "
+                   "[--out FILE.json]\n";
       std::exit(2);
     }
   }
@@ -102,21 +122,76 @@ double process_cpu_seconds() {
 /// counted) or wall time (all threads, where CPU time would add the threads up).
 bool g_cpu_time = true;
 
-/// Best-of-R seconds of ours() and theirs(), run alternately.
+/// Median seconds over R repetitions of ours() and theirs(), run alternately. The
+/// first repetition of each side is the one callgrind counts (dumped as id/ours,
+/// id/openvdb).
 template <class Ours, class Theirs>
-std::array<double, 2> best_times(int repetitions, Ours&& ours, Theirs&& theirs) {
-  std::array<double, 2> best{1e300, 1e300};
-  const auto time = [](auto&& work) {
+std::array<double, 2> median_times(const std::string& id, int repetitions, Ours&& ours, Theirs&& theirs) {
+  std::array<std::vector<double>, 2> times;
+  const auto time = [](auto&& work, bool counted, const std::string& label) {
+    if (counted) {
+      CALLGRIND_ZERO_STATS;
+      CALLGRIND_START_INSTRUMENTATION;
+    }
     const Clock::time_point wall = Clock::now();
     const double cpu = process_cpu_seconds();
     work();
-    return g_cpu_time ? process_cpu_seconds() - cpu : seconds_since(wall);
+    const double seconds = g_cpu_time ? process_cpu_seconds() - cpu : seconds_since(wall);
+    if (counted) {
+      CALLGRIND_STOP_INSTRUMENTATION;
+      CALLGRIND_DUMP_STATS_AT(label.c_str());
+    }
+    return seconds;
   };
   for (int r = 0; r < repetitions; ++r) {
-    best[0] = std::min(best[0], time(ours));
-    best[1] = std::min(best[1], time(theirs));
+    times[0].push_back(time(ours, r == 0, id + "/ours"));
+    times[1].push_back(time(theirs, r == 0, id + "/openvdb"));
   }
-  return best;
+  std::array<double, 2> median{};
+  for (std::size_t side = 0; side < 2; ++side) {
+    std::vector<double>& t = times[side];
+    std::sort(t.begin(), t.end());
+    median[side] = t.size() % 2 == 1 ? t[t.size() / 2] : (t[t.size() / 2 - 1] + t[t.size() / 2]) / 2;
+  }
+  return median;
+}
+
+/// Bytes the background load streams through (well beyond any last-level cache).
+constexpr std::size_t kBackgroundBytes = std::size_t{256} << 20;
+
+/// Starts the competing workload: a child process on the last core that reads and
+/// writes 256 MB in a loop until it is killed (or this process ends). With one
+/// thread, this process is kept on the first core. Returns the child's id.
+pid_t start_background_load(bool pin_self) {
+  const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  const auto last = static_cast<std::size_t>(std::max(1L, cores) - 1);
+  if (pin_self && last > 0) {
+    cpu_set_t first;
+    CPU_ZERO(&first);
+    CPU_SET(0, &first);
+    sched_setaffinity(0, sizeof first, &first);
+  }
+  const pid_t child = fork();
+  if (child != 0) return child;
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  cpu_set_t own;
+  CPU_ZERO(&own);
+  CPU_SET(last, &own);
+  sched_setaffinity(0, sizeof own, &own);
+  std::vector<std::uint64_t> data(kBackgroundBytes / sizeof(std::uint64_t), 1);
+  for (std::uint64_t pass = 0;; ++pass)
+    for (std::uint64_t& word : data) word = word * 3 + pass;
+}
+
+/// Stops the competing workload; returns the processor seconds it used (0 without one),
+/// so a run records that the load really ran beside it.
+double stop_background_load(pid_t child) {
+  if (child <= 0) return 0;
+  kill(child, SIGKILL);
+  struct rusage usage {};
+  wait4(child, nullptr, 0, &usage);
+  return static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+         1e-6 * static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec);
 }
 
 // --- the sphere and exact distances ------------------------------------------
@@ -369,6 +444,7 @@ int main(int argc, char** argv) {
   const unsigned threads_used = options.threads == 0 ? std::max(1u, std::thread::hardware_concurrency()) : options.threads;
   const int reps = options.repetitions;
   g_cpu_time = threads_used == 1;
+  const pid_t background = options.background_load ? start_background_load(threads_used == 1) : 0;
 
   const Vec3 centre = sphere_centre();
   // OpenVDB takes a float centre; its accuracy is measured against that sphere.
@@ -381,8 +457,11 @@ int main(int argc, char** argv) {
   const double exact_volume = 4.0 / 3.0 * std::numbers::pi * kRadius * kRadius * kRadius;
 
   std::vector<Row> rows;
-  std::printf("peer_openvdb: OpenVDB %s, %u thread(s), best of %d, sphere r = 1, h = 1/128, band 3, float\n",
-              openvdb::getLibraryAbiVersionString(), threads_used, reps);
+  std::printf("peer_openvdb: OpenVDB %s, %u thread(s), median of %d, sphere r = 1, h = 1/128, band 3, float, %s, "
+              "code path %s\n",
+              openvdb::getLibraryAbiVersionString(), threads_used, reps,
+              options.background_load ? "background load (256 MB stream on the last core)" : "no background load",
+              build_instruction_set().c_str());
 
   // Sphere creation.
   std::optional<Grid<float>> ours;
@@ -390,8 +469,8 @@ int main(int argc, char** argv) {
   {
     Row r{"sphere_create", "sphere level set creation"};
     r.target = 0.3;
-    const auto t = best_times(
-        reps, [&] { ours.emplace(bake(field, bake_settings)); },
+    const auto t = median_times(
+        r.id, reps, [&] { ours.emplace(bake(field, bake_settings)); },
         [&] {
           vdb = openvdb::tools::createLevelSetSphere<openvdb::FloatGrid>(static_cast<float>(kRadius), vdb_centre,
                                                                           static_cast<float>(kH),
@@ -409,6 +488,15 @@ int main(int argc, char** argv) {
     rows.push_back(r);
   }
   const Grid<float>& grid = *ours;
+  // Calls visit(sampler, n) for n < count over a TBB parallel_for, a sampler (with its
+  // own accessor) per range; with TBB capped at one thread, on this thread only.
+  const auto vdb_parallel_points = [&](std::size_t count, auto&& visit) {
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, count, 16384), [&](const tbb::blocked_range<std::size_t>& range) {
+      openvdb::FloatGrid::ConstAccessor accessor = vdb->getConstAccessor();
+      VdbSampler sampler(accessor, vdb->transform());
+      for (std::size_t n = range.begin(); n < range.end(); ++n) visit(sampler, n);
+    });
+  };
 
   // Memory per grid.
   {
@@ -433,8 +521,8 @@ int main(int argc, char** argv) {
     r.target = 0.3;
     r.items = points.size();
     double ours_sum = 0, vdb_sum = 0;
-    const auto t = best_times(
-        reps,
+    const auto t = median_times(
+        r.id, reps,
         [&] {
           GridAccessor<float> accessor(grid);
           double sum = 0;
@@ -471,33 +559,62 @@ int main(int argc, char** argv) {
     r.note = "checksums " + std::to_string(ours_sum) + " / " + std::to_string(vdb_sum);
     print(r);
     rows.push_back(r);
-    if (!sorted) {
-      // Our batch entry point on the same random points (overlaps memory latency).
-      std::vector<std::array<double, 3>> xyz;
-      xyz.reserve(points.size());
-      for (const Point& p : points) xyz.push_back({p.x, p.y, p.z});
-      std::vector<double> out(points.size());
-      Row m{"sample_random_many", "trilinear sample, random, sample_many"};
-      m.target = 0.3;
-      m.items = points.size();
-      const auto tm = best_times(
-          reps, [&] { grid.sample_many(xyz, out); },
-          [&] {
-            openvdb::FloatGrid::ConstAccessor vdb_acc = vdb->getConstAccessor();
-            VdbSampler vdb_sampler(vdb_acc, vdb->transform());
-            double sum = 0;
-            for (const Point& p : points) sum += static_cast<double>(vdb_sampler.wsSample(openvdb::Vec3d(p.x, p.y, p.z)));
-            vdb_sum = sum;
+    // Our batch entry point on the same points, against OpenVDB's sampler over a TBB
+    // parallel_for (one accessor per range; a single range with one thread).
+    std::vector<std::array<double, 3>> xyz;
+    xyz.reserve(points.size());
+    for (const Point& p : points) xyz.push_back({p.x, p.y, p.z});
+    std::vector<double> ours_out(points.size()), vdb_out(points.size());
+    Row m{sorted ? "sample_sorted_many" : "sample_random_many",
+          std::string("trilinear sample, ") + (sorted ? "brick-sorted" : "random order") + ", sample_many"};
+    m.target = sorted ? 0.25 : 0.3;
+    m.items = points.size();
+    const auto tm = median_times(
+        m.id, reps, [&] { grid.sample_many(xyz, ours_out, options.threads); },
+        [&] {
+          vdb_parallel_points(points.size(), [&](VdbSampler& vdb_sampler, std::size_t n) {
+            vdb_out[n] = static_cast<double>(vdb_sampler.wsSample(openvdb::Vec3d(points[n].x, points[n].y, points[n].z)));
           });
-      m.ours_s = tm[0];
-      m.openvdb_s = tm[1];
-      m.ours_accuracy = r.ours_accuracy;
-      m.openvdb_accuracy = r.openvdb_accuracy;
-      m.accuracy_unit = r.accuracy_unit;
-      m.note = "ours through Grid::sample_many, OpenVDB as in sample_random";
-      print(m);
-      rows.push_back(m);
-    }
+        });
+    m.ours_s = tm[0];
+    m.openvdb_s = tm[1];
+    m.ours_accuracy = r.ours_accuracy;
+    m.openvdb_accuracy = r.openvdb_accuracy;
+    m.accuracy_unit = r.accuracy_unit;
+    m.note = "ours through Grid::sample_many, OpenVDB's sampler over tbb::parallel_for";
+    print(m);
+    rows.push_back(m);
+  }
+
+  // The batch gradient at the brick-sorted points of the gradient row below.
+  {
+    const std::vector<Point> points = query_points(grid, options.points / 5, true);
+    std::vector<std::array<double, 3>> xyz;
+    xyz.reserve(points.size());
+    for (const Point& p : points) xyz.push_back({p.x, p.y, p.z});
+    std::vector<std::array<double, 3>> ours_out(points.size()), vdb_out(points.size());
+    Row r{"gradient_many", "six-sample gradient, brick-sorted, gradient_many"};
+    r.target = 0.25;
+    r.items = points.size();
+    const double e = kH / 2;
+    const auto t = median_times(
+        r.id, reps, [&] { grid.gradient_many(xyz, ours_out, options.threads); },
+        [&] {
+          vdb_parallel_points(points.size(), [&](VdbSampler& s, std::size_t n) {
+            const Point& p = points[n];
+            vdb_out[n] = {(static_cast<double>(s.wsSample(openvdb::Vec3d(p.x + e, p.y, p.z))) -
+                           static_cast<double>(s.wsSample(openvdb::Vec3d(p.x - e, p.y, p.z)))) / kH,
+                          (static_cast<double>(s.wsSample(openvdb::Vec3d(p.x, p.y + e, p.z))) -
+                           static_cast<double>(s.wsSample(openvdb::Vec3d(p.x, p.y - e, p.z)))) / kH,
+                          (static_cast<double>(s.wsSample(openvdb::Vec3d(p.x, p.y, p.z + e))) -
+                           static_cast<double>(s.wsSample(openvdb::Vec3d(p.x, p.y, p.z - e)))) / kH};
+          });
+        });
+    r.ours_s = t[0];
+    r.openvdb_s = t[1];
+    r.note = "ours through Grid::gradient_many, OpenVDB's sampler over tbb::parallel_for; accuracy as in gradient";
+    print(r);
+    rows.push_back(r);
   }
 
   // Six-sample gradient (central differences over one voxel) at brick-sorted points.
@@ -507,8 +624,8 @@ int main(int argc, char** argv) {
     r.target = 0.5;
     r.items = points.size();
     const double e = kH / 2;
-    const auto t = best_times(
-        reps,
+    const auto t = median_times(
+        r.id, reps,
         [&] {
           GridAccessor<float> accessor(grid);
           double sum = 0;
@@ -573,8 +690,8 @@ int main(int argc, char** argv) {
     r.target = 0.05;
     r.items = grid.stored_brick_count() * kBrickNodes;
     double ours_volume = 0, vdb_volume = 0;
-    const auto t = best_times(
-        reps, [&] { ours_volume = grid.volume(); },
+    const auto t = median_times(
+        r.id, reps, [&] { ours_volume = grid.volume(); },
         [&] { vdb_volume = openvdb::tools::levelSetVolume(*vdb, true); });
     r.ours_s = t[0];
     r.openvdb_s = t[1];
@@ -589,13 +706,13 @@ int main(int argc, char** argv) {
   for (const Mesher mesher : {Mesher::surface_nets, Mesher::marching_cubes}) {
     Row r{mesher == Mesher::surface_nets ? "contour_surface_nets" : "contour_marching_cubes",
           std::string("contour, ") + std::string(mesher_name(mesher))};
-    if (mesher == Mesher::surface_nets) r.target = 0.2;
+    r.target = 0.15;
     TriangleMesh our_mesh;
     std::vector<openvdb::Vec3s> vdb_points;
     std::vector<openvdb::Vec3I> vdb_triangles;
     std::vector<openvdb::Vec4I> vdb_quads;
-    const auto t = best_times(
-        reps, [&] { our_mesh = contour(grid, ContourOptions{mesher, false}).mesh; },
+    const auto t = median_times(
+        r.id, reps, [&] { our_mesh = contour(grid, ContourOptions{mesher, false}).mesh; },
         [&] {
           vdb_points.clear();
           vdb_triangles.clear();
@@ -639,12 +756,12 @@ int main(int argc, char** argv) {
     settings.threads = options.threads;
     Row r{std::string("mesh_to_distance_") + (name[10] == '2' ? "20k" : "330k"),
           std::string("mesh to distance, ") + std::to_string(part.mesh.triangles.size()) + " triangles"};
-    r.target = 0.25;
+    r.target = threads_used > 1 ? 0.15 : 0.25;
     r.items = part.mesh.triangles.size();
     std::optional<Grid<float>> our_grid;
     openvdb::FloatGrid::Ptr vdb_grid;
-    const auto t = best_times(
-        reps,
+    const auto t = median_times(
+        r.id, reps,
         [&] {
           const PreparedMesh prepared = prepare_mesh(part.mesh, name);
           our_grid.emplace(bake_mesh<float>(prepared, settings));
@@ -653,9 +770,21 @@ int main(int argc, char** argv) {
     r.ours_s = t[0];
     r.openvdb_s = t[1];
     // The share of welding and validation, which OpenVDB does not do.
-    const auto prepare = best_times(
-        reps, [&] { sink = static_cast<double>(prepare_mesh(part.mesh, name).triangles.size()); }, [] {});
+    const auto prepare = median_times(
+        r.id + "_prepare", reps, [&] { sink = static_cast<double>(prepare_mesh(part.mesh, name).triangles.size()); }, [] {});
     r.extra = {{"ours_prepare_seconds", prepare[0]}, {"ours_bake_only_ratio", (t[0] - prepare[0]) / t[1]}};
+    if (threads_used > 1) {
+      // Our bake alone (the mesh prepared once) on one thread against every thread.
+      const PreparedMesh prepared = prepare_mesh(part.mesh, name);
+      MeshBakeSettings one = settings;
+      one.threads = 1;
+      const auto speedup = median_times(
+          r.id + "_one_thread", reps, [&] { our_grid.emplace(bake_mesh<float>(prepared, one)); },
+          [&] { our_grid.emplace(bake_mesh<float>(prepared, settings)); });
+      r.extra["ours_bake_one_thread_seconds"] = speedup[0];
+      r.extra["ours_bake_all_threads_seconds"] = speedup[1];
+      r.extra["ours_bake_speedup"] = speedup[0] / speedup[1];
+    }
     // Each side against the exact distance to the mesh it was given (OpenVDB's
     // corners are floats), at 1000 band nodes drawn from each grid.
     std::vector<Vec3> vdb_positions;
@@ -679,13 +808,17 @@ int main(int argc, char** argv) {
   nlohmann::json report{{"benchmark", "peer_openvdb"},
                         {"openvdb_version", openvdb::getLibraryAbiVersionString()},
                         {"threads", threads_used},
+                        {"background_load", options.background_load},
+                        {"instruction_set", build_instruction_set()},
                         {"repetitions", reps},
+                        {"points", options.points},
                         {"h", kH},
                         {"band", kBand},
                         {"storage", "float"},
                         {"timing", std::string(g_cpu_time ? "process CPU time" : "wall time") +
-                                       ", best of the repetitions, ours and OpenVDB alternating"},
+                                       ", median of the repetitions, ours and OpenVDB alternating"},
                         {"rows", nlohmann::json::array()}};
+  report["background_load_cpu_seconds"] = stop_background_load(background);
   for (const Row& r : rows) report["rows"].push_back(to_json(r));
   if (!options.out.empty()) {
     std::ofstream out(options.out);

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <string>
 
+#include "distgrid/detail/parallel.hpp"
 #include "distgrid/error.hpp"
 
 namespace distgrid {
@@ -124,9 +125,17 @@ double Grid<S>::sample(double x, double y, double z) const noexcept {
 
 namespace {
 
-// How far sample_many looks ahead: index buckets first, node rows later.
+// How far the batch calls look ahead: index buckets first, node rows later.
 constexpr std::size_t kBucketLookahead = 32;
 constexpr std::size_t kRowLookahead = 16;
+// Points a thread buckets at a time (scattered points over a part's few thousand
+// bricks then share a brick with several others).
+constexpr std::size_t kBatchBlock = 131072;
+// A point's bucket: its base node's brick, 10 bits per axis (x, y, z from the top),
+// so a block is taken brick by brick in key order; kFarBucket for points
+// with no base node (not finite or far outside the key range).
+constexpr std::uint32_t kFarBucket = 0xFFFFFFFFu;
+constexpr unsigned kRadixBits = 11;  // three passes cover 32 bits
 
 // Node index (floor of p / h) on each axis, when p is finite and near enough to
 // the key range to matter; false otherwise.
@@ -140,34 +149,99 @@ bool base_node(const std::array<double, 3>& p, double h, std::array<std::int64_t
   return true;
 }
 
+std::uint32_t bucket_of(const std::array<double, 3>& p, double h) noexcept {
+  std::array<std::int64_t, 3> node{};
+  if (!base_node(p, h, node)) return kFarBucket;
+  // Offset by 512, so bricks -512 .. 511 keep their key order.
+  const auto bits = [](std::int64_t n) { return static_cast<std::uint32_t>(brick_of_node(n) + 512) & 0x3FFu; };
+  return (bits(node[0]) << 20) | (bits(node[1]) << 10) | bits(node[2]);
+}
+
+// A thread's working arrays for bucketing one block: (bucket, point) pairs, sorted.
+struct BatchScratch {
+  std::vector<std::uint64_t> pairs, spare;
+};
+
+// Sorts (bucket << 32 | point) pairs by bucket, keeping the points' order within a
+// bucket (least significant digit first, 11 bits a pass).
+void sort_by_bucket(BatchScratch& scratch) {
+  std::vector<std::uint64_t>& a = scratch.pairs;
+  std::vector<std::uint64_t>& b = scratch.spare;
+  b.resize(a.size());
+  constexpr std::size_t kDigits = std::size_t{1} << kRadixBits;
+  for (unsigned shift = 32; shift < 64; shift += kRadixBits) {
+    std::array<std::size_t, kDigits + 1> start{};
+    for (std::uint64_t pair : a) ++start[((pair >> shift) & (kDigits - 1)) + 1];
+    for (std::size_t d = 0; d < kDigits; ++d) start[d + 1] += start[d];
+    for (std::uint64_t pair : a) b[start[(pair >> shift) & (kDigits - 1)]++] = pair;
+    a.swap(b);
+  }
+}
+
 }  // namespace
 
 template <class S>
-void Grid<S>::sample_many(std::span<const std::array<double, 3>> points, std::span<double> out) const noexcept {
-  GridAccessor<S> accessor(*this);
-  const std::size_t count = std::min(points.size(), out.size());
-  std::array<std::int64_t, 3> node{};
-  for (std::size_t n = 0; n < count; ++n) {
-    if (n + kBucketLookahead < count && base_node(points[n + kBucketLookahead], h_, node))
-      index_.prefetch(brick_key(brick_of_node(node[0]), brick_of_node(node[1]), brick_of_node(node[2])));
-    if (n + kRowLookahead < count && base_node(points[n + kRowLookahead], h_, node)) {
-      const std::uint32_t slot = index_.find(brick_key(brick_of_node(node[0]), brick_of_node(node[1]), brick_of_node(node[2])));
-      if (slot < detail::BrickIndex::kInsideSlot) {
-        const S* row = brick_values(slot) + (node[0] & 7) + 8 * (node[1] & 7) + 64 * (node[2] & 7);
-        __builtin_prefetch(row);
-        __builtin_prefetch(row + 8);
-        __builtin_prefetch(row + 64);
-        __builtin_prefetch(row + 72);
-      }
+template <class Visit>
+void Grid<S>::visit_by_brick(std::span<const std::array<double, 3>> points, std::size_t count, unsigned threads,
+                             Visit&& visit) const {
+  // Starts loading the index bucket and node rows of points[n] (by brick, ahead).
+  const auto prefetch = [&](std::size_t n, bool rows) {
+    std::array<std::int64_t, 3> node{};
+    if (!base_node(points[n], h_, node)) return;
+    const std::int64_t key = brick_key(brick_of_node(node[0]), brick_of_node(node[1]), brick_of_node(node[2]));
+    if (!rows) {
+      index_.prefetch(key);
+      return;
     }
+    const std::uint32_t slot = index_.find(key);
+    if (slot < detail::BrickIndex::kInsideSlot) {
+      const S* row = brick_values(slot) + (node[0] & 7) + 8 * (node[1] & 7) + 64 * (node[2] & 7);
+      __builtin_prefetch(row);
+      __builtin_prefetch(row + 8);
+      __builtin_prefetch(row + 64);
+      __builtin_prefetch(row + 72);
+    }
+  };
+  const auto make_state = [](unsigned) { return BatchScratch{}; };
+  detail::parallel_chunks_with_state(count, threads, kBatchBlock, make_state,
+      [&](BatchScratch& scratch, std::size_t begin, std::size_t end) {
+        GridAccessor<S> accessor(*this);
+        const std::size_t size = end - begin;
+        scratch.pairs.resize(size);
+        bool in_order = true;  // input sorted by brick already: no sort needed
+        for (std::size_t i = 0; i < size; ++i) {
+          scratch.pairs[i] = (std::uint64_t{bucket_of(points[begin + i], h_)} << 32) | i;
+          in_order = in_order && (i == 0 || scratch.pairs[i] >= scratch.pairs[i - 1]);
+        }
+        if (!in_order) sort_by_bucket(scratch);
+        const auto point_at = [&](std::size_t i) { return begin + static_cast<std::uint32_t>(scratch.pairs[i]); };
+        for (std::size_t i = 0; i < size; ++i) {
+          if (i + kBucketLookahead < size) prefetch(point_at(i + kBucketLookahead), false);
+          if (i + kRowLookahead < size) prefetch(point_at(i + kRowLookahead), true);
+          visit(accessor, point_at(i));
+        }
+      }, [](std::size_t) {}, [] {});
+}
+
+template <class S>
+void Grid<S>::sample_many(std::span<const std::array<double, 3>> points, std::span<double> out, unsigned threads) const {
+  visit_by_brick(points, std::min(points.size(), out.size()), threads, [&](GridAccessor<S>& accessor, std::size_t n) {
     out[n] = accessor.sample(points[n][0], points[n][1], points[n][2]);
-  }
+  });
 }
 
 template <class S>
 std::array<double, 3> Grid<S>::gradient(double x, double y, double z) const noexcept {
   GridAccessor<S> accessor(*this);
   return accessor.gradient(x, y, z);
+}
+
+template <class S>
+void Grid<S>::gradient_many(std::span<const std::array<double, 3>> points, std::span<std::array<double, 3>> out,
+                            unsigned threads) const {
+  visit_by_brick(points, std::min(points.size(), out.size()), threads, [&](GridAccessor<S>& accessor, std::size_t n) {
+    out[n] = accessor.gradient(points[n][0], points[n][1], points[n][2]);
+  });
 }
 
 template <class S>

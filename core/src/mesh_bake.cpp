@@ -66,6 +66,7 @@ struct TriangleData {
   double inverse_ab, inverse_bc, inverse_ca;  ///< 1 / squared edge lengths
   bool usable;  ///< false when the normal under- or overflows or an edge has zero length
 
+  TriangleData() = default;  // assigned before use
   TriangleData(const Vec3& corner_a, const Vec3& corner_b, const Vec3& corner_c) noexcept
       : a(corner_a), b(corner_b), c(corner_c) {
     double r2 = 0;
@@ -88,30 +89,70 @@ struct TriangleData {
   }
 };
 
-/// Map from a brick of the range [lo, hi] to its slot: a dense array when the range
-/// holds at most 2^22 bricks (16 MiB at most), a hash map beyond.
+/// Per brick of the range [lo, hi], how many triangles list it, and once they are all
+/// counted its rank among the listed bricks in ascending key order: a dense array
+/// when the range holds at most 2^22 bricks (16 MiB at most), a hash map beyond.
 class BrickSlots {
  public:
-  static constexpr std::uint32_t kNone = 0xFFFFFFFFu;
   BrickSlots(const std::array<std::int64_t, 3>& lo, const std::array<std::int64_t, 3>& hi) {
     for (std::size_t a = 0; a < 3; ++a) size_[a] = hi[a] - lo[a] + 1;
     const std::int64_t cells = size_[0] * size_[1] * size_[2];
-    if (cells <= (std::int64_t{1} << 22)) dense_.assign(static_cast<std::size_t>(cells), kNone);
+    if (cells <= (std::int64_t{1} << 22)) dense_.assign(static_cast<std::size_t>(cells), 0);
   }
-  /// Index of a brick (coordinates relative to lo) in the range.
+  /// Index of a brick (coordinates relative to lo) in the range; ascending in (x, y, z)
+  /// order, so in key order.
   std::int64_t cell(std::int64_t x, std::int64_t y, std::int64_t z) const noexcept {
     return (x * size_[1] + y) * size_[2] + z;
   }
-  /// Slot of a cell; kNone until the caller sets it.
-  std::uint32_t& at(std::int64_t cell) {
-    if (!dense_.empty()) return dense_[static_cast<std::size_t>(cell)];
-    return hashed_.try_emplace(cell, kNone).first->second;
+  /// The brick (relative to lo) of a cell index.
+  std::array<std::int64_t, 3> brick(std::int64_t cell) const noexcept {
+    const std::int64_t z = cell % size_[2], xy = cell / size_[2];
+    return {xy / size_[1], xy % size_[1], z};
+  }
+  bool dense() const noexcept { return !dense_.empty(); }
+  /// Counts one more triangle for `cell`; several threads may count at once when dense().
+  void count(std::int64_t cell) {
+    if (dense()) std::atomic_ref<std::uint32_t>(dense_[static_cast<std::size_t>(cell)]).fetch_add(1, std::memory_order_relaxed);
+    else ++hashed_[cell];
+  }
+  /// Replaces the counts by ranks and returns each rank's cell and count.
+  std::vector<std::pair<std::int64_t, std::uint32_t>> rank() {
+    std::vector<std::pair<std::int64_t, std::uint32_t>> listed;
+    if (dense()) {
+      for (std::size_t c = 0; c < dense_.size(); ++c)
+        if (dense_[c] != 0) {
+          listed.emplace_back(static_cast<std::int64_t>(c), dense_[c]);
+          dense_[c] = static_cast<std::uint32_t>(listed.size() - 1);
+        }
+      return listed;
+    }
+    listed.assign(hashed_.begin(), hashed_.end());
+    std::sort(listed.begin(), listed.end());
+    for (std::size_t r = 0; r < listed.size(); ++r) hashed_[listed[r].first] = static_cast<std::uint32_t>(r);
+    return listed;
+  }
+  /// The rank of a listed cell (after rank()).
+  std::uint32_t rank_of(std::int64_t cell) const {
+    return dense() ? dense_[static_cast<std::size_t>(cell)] : hashed_.at(cell);
   }
 
  private:
   std::array<std::int64_t, 3> size_{};
   std::vector<std::uint32_t> dense_;
   std::unordered_map<std::int64_t, std::uint32_t> hashed_;
+};
+
+/// Lists of items (triangles) per bin: bin b's items are items[start[b] .. start[b + 1]).
+struct BinLists {
+  std::vector<std::size_t> start;
+  std::vector<std::uint32_t> items;
+
+  /// Sizes the lists from count[b], the items of bin b.
+  void size(const std::vector<std::size_t>& count) {
+    start.assign(count.size() + 1, 0);
+    for (std::size_t b = 0; b < count.size(); ++b) start[b + 1] = start[b] + count[b];
+    items.assign(start.back(), 0);
+  }
 };
 
 /// Buckets of the gap from a brick's centre to a triangle's ball, which order its triangles.
@@ -708,8 +749,9 @@ constexpr std::array<std::array<double, 2>, 3> kRayOffsets{{{1.2345e-3, 2.71828e
 
 // Bytes the bake holds besides the grid: per triangle its TriangleData and where its
 // pairs end; per pair its cell while pairing and its list entry while the lists are
-// filled; per brick its slot key and count, order, list start and fill, key, target
-// and flag, and a hashed slot when the brick range is too wide for the dense map.
+// filled; per brick its cell and count, list start, key, target and flags, a list
+// cursor per thread while the lists are filled, and a hashed slot when the brick
+// range is too wide for the dense map.
 constexpr double kTriangleBytes = sizeof(TriangleData) + 4;
 constexpr double kPairBytes = 8 + 4;
 constexpr double kBrickBookkeepingBytes = 64 + 64;
@@ -828,12 +870,15 @@ Grid<S> bake_mesh(const PreparedMesh& mesh, const MeshBakeSettings& settings, co
   };
 
   // Triangle corners, balls and frames; the mesh box grown by band*h gives the brick range.
-  std::vector<TriangleData> data;
-  data.reserve(mesh.triangles.size());
+  std::vector<TriangleData> data(mesh.triangles.size());
+  detail::parallel_chunks(data.size(), settings.threads, 4096, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t t = begin; t < end; ++t) {
+      const auto& tri = mesh.triangles[t];
+      data[t] = TriangleData(mesh.positions[tri[0]], mesh.positions[tri[1]], mesh.positions[tri[2]]);
+    }
+  }, [](std::size_t) {});
   Box box{{mesh.positions[mesh.triangles[0][0]]}, {mesh.positions[mesh.triangles[0][0]]}};
-  for (const auto& tri : mesh.triangles) {
-    if (data.size() % 65536 == 0) throw_if_interrupted();
-    const TriangleData& d = data.emplace_back(mesh.positions[tri[0]], mesh.positions[tri[1]], mesh.positions[tri[2]]);
+  for (const TriangleData& d : data) {
     for (std::size_t a = 0; a < 3; ++a) {
       box.lo[a] = std::min({box.lo[a], d.a[a], d.b[a], d.c[a]});
       box.hi[a] = std::max({box.hi[a], d.a[a], d.b[a], d.c[a]});
@@ -856,9 +901,9 @@ Grid<S> bake_mesh(const PreparedMesh& mesh, const MeshBakeSettings& settings, co
 
   // Bricks to compute and their triangles: a brick lists every triangle within
   // band*h + 3.5*sqrt(3)*h of its centre (so every triangle within band*h of a node).
-  // Chunks of triangles find their bricks in parallel; the chunks' (cell, triangle)
-  // pairs are then taken in triangle order, so slots and lists do not depend on the
-  // thread count.
+  // Chunks of triangles find their bricks in parallel (counting them as they go);
+  // the bricks are then ranked in key order and each brick's list is sorted, so
+  // slots and lists do not depend on the thread count.
   const double brick_reach = (band_width + kBrickBallRadiusVoxels * h) * (1 + 1e-12);
   const double brick_reach_squared = brick_reach * brick_reach;
   BrickSlots slots(lo, hi);
@@ -915,7 +960,9 @@ Grid<S> bake_mesh(const PreparedMesh& mesh, const MeshBakeSettings& settings, co
             const bool surely_within = centre_distance * (1 + 1e-12) + slack < brick_reach;
             if (!surely_within && closest_point_on_triangle(centre, d.a, d.b, d.c).distance_squared > brick_reach_squared)
               continue;
-            found.cells.push_back(slots.cell(bx - lo[0], by - lo[1], bz - lo[2]));
+            const std::int64_t cell = slots.cell(bx - lo[0], by - lo[1], bz - lo[2]);
+            found.cells.push_back(cell);
+            if (slots.dense()) slots.count(cell);
           }
         }
       }
@@ -927,47 +974,76 @@ Grid<S> bake_mesh(const PreparedMesh& mesh, const MeshBakeSettings& settings, co
     }
     found.cells.shrink_to_fit();  // all chunks are held at once: no growth slack
   }, [&](std::size_t done) { report("pairing", done, data.size()); });
-  // Slots in order of first appearance; each pair's cell is replaced by its slot.
-  std::vector<std::int64_t> slot_keys;
-  std::vector<std::size_t> slot_count;
-  for (ChunkPairs& found : chunk_pairs) {
-    throw_if_interrupted();
-    for (std::int64_t& cell : found.cells) {
-      std::uint32_t& slot = slots.at(cell);
-      if (slot == BrickSlots::kNone) {
-        slot = static_cast<std::uint32_t>(slot_keys.size());
-        const std::int64_t z = cell % (hi[2] - lo[2] + 1), xy = cell / (hi[2] - lo[2] + 1);
-        const std::int64_t y = xy % (hi[1] - lo[1] + 1), x = xy / (hi[1] - lo[1] + 1);
-        slot_keys.push_back(brick_key(lo[0] + x, lo[1] + y, lo[2] + z));
-        slot_count.push_back(0);
-      }
-      ++slot_count[slot];
-      cell = slot;
-    }
-  }
-  // Bricks in ascending key order; each brick's triangles in a contiguous run, in
-  // triangle order (counting sort).
-  std::vector<std::uint32_t> order(slot_keys.size());
-  for (std::uint32_t s = 0; s < order.size(); ++s) order[s] = s;
-  std::sort(order.begin(), order.end(), [&](std::uint32_t x, std::uint32_t y) { return slot_keys[x] < slot_keys[y]; });
-  std::vector<std::size_t> list_start(order.size() + 1, 0);
-  for (std::size_t r = 0; r < order.size(); ++r) list_start[r + 1] = list_start[r] + slot_count[order[r]];
-  std::vector<std::uint32_t> lists(list_start.back());
-  {
-    std::vector<std::size_t> fill(slot_keys.size());
-    for (std::size_t r = 0; r < order.size(); ++r) fill[order[r]] = list_start[r];
-    for (std::size_t c = 0; c < chunk_pairs.size(); ++c) {
+  if (!slots.dense())
+    for (const ChunkPairs& found : chunk_pairs) {
       throw_if_interrupted();
-      ChunkPairs& found = chunk_pairs[c];
-      for (std::size_t i = 0, at = 0; i < found.ends.size(); ++i)
-        for (; at < found.ends[i]; ++at)
-          lists[fill[static_cast<std::size_t>(found.cells[at])]++] = static_cast<std::uint32_t>(c * kPairChunk + i);
-      found = {};
+      for (std::int64_t cell : found.cells) slots.count(cell);
+    }
+  // Bricks in ascending key order; each brick's triangles in ascending order: each
+  // chunk of triangles learns where its part of every brick's list begins (the pairs
+  // of the chunks before it), then writes its pairs there, all chunks at once.
+  const std::vector<std::pair<std::int64_t, std::uint32_t>> listed = slots.rank();
+  BinLists brick_lists;
+  {
+    std::vector<std::size_t> count(listed.size());
+    for (std::size_t r = 0; r < listed.size(); ++r) count[r] = listed[r].second;
+    brick_lists.size(count);
+  }
+  struct ChunkBricks {
+    std::vector<std::uint32_t> rank;       // the bricks the chunk's pairs list, by first appearance
+    std::vector<std::size_t> first;        // pairs of that brick in the chunk, then where they begin
+  };
+  std::vector<ChunkBricks> chunk_bricks(chunk_pairs.size());
+  const auto per_thread = [&](unsigned) { return std::vector<std::size_t>(listed.size(), ~std::size_t{0}); };
+  detail::parallel_chunks_with_state(chunk_pairs.size(), settings.threads, 1, per_thread,
+      [&](std::vector<std::size_t>& at, std::size_t begin, std::size_t end) {
+        for (std::size_t c = begin; c < end; ++c) {
+          ChunkBricks& bricks = chunk_bricks[c];
+          for (std::int64_t& cell : chunk_pairs[c].cells) {
+            const std::uint32_t r = slots.rank_of(cell);
+            cell = r;
+            if (at[r] == ~std::size_t{0}) {
+              at[r] = bricks.rank.size();
+              bricks.rank.push_back(r);
+              bricks.first.push_back(0);
+            }
+            ++bricks.first[at[r]];
+          }
+          for (std::uint32_t r : bricks.rank) at[r] = ~std::size_t{0};
+        }
+      }, [](std::size_t) {}, [] {});
+  {
+    std::vector<std::size_t> filled(brick_lists.start.begin(), brick_lists.start.end() - 1);
+    for (ChunkBricks& bricks : chunk_bricks) {
+      throw_if_interrupted();
+      for (std::size_t k = 0; k < bricks.rank.size(); ++k) {
+        const std::size_t pairs = bricks.first[k];
+        bricks.first[k] = filled[bricks.rank[k]];
+        filled[bricks.rank[k]] += pairs;
+      }
     }
   }
+  detail::parallel_chunks_with_state(chunk_pairs.size(), settings.threads, 1, per_thread,
+      [&](std::vector<std::size_t>& cursor, std::size_t begin, std::size_t end) {
+        for (std::size_t c = begin; c < end; ++c) {
+          const ChunkBricks& bricks = chunk_bricks[c];
+          for (std::size_t k = 0; k < bricks.rank.size(); ++k) cursor[bricks.rank[k]] = bricks.first[k];
+          ChunkPairs& found = chunk_pairs[c];
+          for (std::size_t i = 0, at = 0; i < found.ends.size(); ++i)
+            for (; at < found.ends[i]; ++at)
+              brick_lists.items[cursor[static_cast<std::size_t>(found.cells[at])]++] = static_cast<std::uint32_t>(c * kPairChunk + i);
+          found = {};
+          chunk_bricks[c] = {};
+        }
+      }, [](std::size_t) {}, [] {});
+  const std::vector<std::size_t>& list_start = brick_lists.start;
+  std::vector<std::uint32_t>& lists = brick_lists.items;
   stats.brick_triangle_pairs = lists.size();
-  std::vector<std::int64_t> near_keys(order.size());
-  for (std::size_t r = 0; r < order.size(); ++r) near_keys[r] = slot_keys[order[r]];
+  std::vector<std::int64_t> near_keys(listed.size());
+  for (std::size_t r = 0; r < listed.size(); ++r) {
+    const std::array<std::int64_t, 3> b = slots.brick(listed[r].first);
+    near_keys[r] = brick_key(lo[0] + b[0], lo[1] + b[1], lo[2] + b[2]);
+  }
 
   const double need = mesh_bake_bytes(static_cast<double>(data.size()), static_cast<double>(lists.size()),
                                       static_cast<double>(near_keys.size()), static_cast<double>(estimate.inside_bricks),
@@ -996,62 +1072,77 @@ Grid<S> bake_mesh(const PreparedMesh& mesh, const MeshBakeSettings& settings, co
       },
       [&](std::size_t done) { report("distances", done, total); });
 
-  // Parity: one ray along +x per row (by, bz) of bricks, near the row's centre line.
+  // Parity: one ray along +x per row (by, bz) of bricks, near the row's centre line;
+  // each row lists the triangles near it, and rows are cast in parallel.
   const std::int64_t rows_y = hi[1] - lo[1] + 1, rows_z = hi[2] - lo[2] + 1;
   const double ray_margin = 0.01 * h;  // more than any ray offset
-  std::vector<std::size_t> row_start(static_cast<std::size_t>(rows_y * rows_z) + 1, 0);
   auto rows_of = [&](const TriangleData& d, std::size_t a) {
     const double t_lo = std::min({d.a[a], d.b[a], d.c[a]}) - ray_margin;
     const double t_hi = std::max({d.a[a], d.b[a], d.c[a]}) + ray_margin;
     return std::array<std::int64_t, 2>{std::max(lo[a], static_cast<std::int64_t>(std::floor((t_lo / h - 3.5) / 8))),
                                        std::min(hi[a], static_cast<std::int64_t>(std::ceil((t_hi / h - 3.5) / 8)))};
   };
-  for (int pass = 0; pass < 2; ++pass) {
-    std::vector<std::size_t> fill;
-    if (pass == 1) {
-      for (std::size_t r = 0; r + 1 < row_start.size(); ++r) row_start[r + 1] += row_start[r];
-      fill.assign(row_start.begin(), row_start.end() - 1);
-      lists.assign(row_start.back(), 0);
-    }
-    for (std::size_t t = 0; t < data.size(); ++t) {
-      if (t % 4096 == 0) throw_if_interrupted();
-      const auto ry = rows_of(data[t], 1), rz = rows_of(data[t], 2);
-      for (std::int64_t by = ry[0]; by <= ry[1]; ++by)
-        for (std::int64_t bz = rz[0]; bz <= rz[1]; ++bz) {
-          const auto row = static_cast<std::size_t>((by - lo[1]) * rows_z + (bz - lo[2]));
-          if (pass == 0) ++row_start[row + 1];
-          else lists[fill[row]++] = static_cast<std::uint32_t>(t);
-        }
-    }
+  const auto for_each_row = [&](std::size_t t, auto&& visit) {
+    const auto ry = rows_of(data[t], 1), rz = rows_of(data[t], 2);
+    for (std::int64_t by = ry[0]; by <= ry[1]; ++by)
+      for (std::int64_t bz = rz[0]; bz <= rz[1]; ++bz) visit(static_cast<std::size_t>((by - lo[1]) * rows_z + (bz - lo[2])));
+  };
+  // The rows' lists are not sorted: a row's crossings are, so its result does not
+  // depend on the order of its list.
+  BinLists row_lists;
+  {
+    std::vector<std::size_t> count(static_cast<std::size_t>(rows_y * rows_z), 0);
+    detail::parallel_chunks(data.size(), settings.threads, 4096, [&](std::size_t begin, std::size_t end) {
+      for (std::size_t t = begin; t < end; ++t)
+        for_each_row(t, [&](std::size_t row) { std::atomic_ref<std::size_t>(count[row]).fetch_add(1, std::memory_order_relaxed); });
+    }, [](std::size_t) {});
+    brick_lists = {};
+    row_lists.size(count);
+    std::vector<std::size_t>& cursor = count;
+    std::copy(row_lists.start.begin(), row_lists.start.end() - 1, cursor.begin());
+    detail::parallel_chunks(data.size(), settings.threads, 4096, [&](std::size_t begin, std::size_t end) {
+      for (std::size_t t = begin; t < end; ++t)
+        for_each_row(t, [&](std::size_t row) {
+          row_lists.items[std::atomic_ref<std::size_t>(cursor[row]).fetch_add(1, std::memory_order_relaxed)] = static_cast<std::uint32_t>(t);
+        });
+    }, [](std::size_t) {});
   }
-  // Computed bricks of each row with no node in the band, by row, for the fill below.
+  // Computed bricks with no node in the band, for the fill below (each lies in one row).
   std::unordered_map<std::int64_t, std::size_t> beyond_band_rank;
   for (std::size_t r = 0; r < near_keys.size(); ++r)
     if (beyond_band[r]) beyond_band_rank.emplace(near_keys[r], r);
   stats.bricks_beyond_band = beyond_band_rank.size();
-  std::vector<double> crossings;
-  std::vector<std::int64_t> inside_keys;
-  const auto all_rows = static_cast<std::size_t>(rows_y * rows_z);
-  for (std::int64_t by = lo[1]; by <= hi[1]; ++by)
-    for (std::int64_t bz = lo[2]; bz <= hi[2]; ++bz) {
-      const auto row = static_cast<std::size_t>((by - lo[1]) * rows_z + (bz - lo[2]));
+  std::vector<std::uint8_t> filled(near_keys.size(), 0);
+  // Per chunk of rows: the inside bricks not computed, and the rows' counts.
+  struct RowChunk {
+    std::vector<std::int64_t> inside;
+    std::size_t rows = 0, rows_retried = 0, rows_unmarked = 0;
+  };
+  constexpr std::size_t kRowChunk = 64;
+  const auto row_count = static_cast<std::size_t>(rows_y * rows_z);
+  std::vector<RowChunk> row_chunks((row_count + kRowChunk - 1) / kRowChunk);
+  report("parity", 0, row_count);
+  detail::parallel_chunks(row_count, settings.threads, kRowChunk, [&](std::size_t begin, std::size_t end) {
+    RowChunk& chunk = row_chunks[begin / kRowChunk];
+    std::vector<double> crossings;
+    for (std::size_t row = begin; row < end; ++row) {
       throw_if_interrupted();
-      if (row % 256 == 0) report("parity", row, all_rows);
-      const std::size_t count = row_start[row + 1] - row_start[row];
+      const std::size_t count = row_lists.start[row + 1] - row_lists.start[row];
       if (count == 0) continue;  // no triangle near the row: all outside
-      ++stats.rows;
+      const std::int64_t by = lo[1] + static_cast<std::int64_t>(row) / rows_z, bz = lo[2] + static_cast<std::int64_t>(row) % rows_z;
+      ++chunk.rows;
       bool even = false;
       for (std::size_t attempt = 0; attempt < kRayOffsets.size() && !even; ++attempt) {
-        if (attempt > 0) ++stats.rows_retried;
+        if (attempt > 0) ++chunk.rows_retried;
         const double y = (static_cast<double>(by * 8) + 3.5 + kRayOffsets[attempt][0]) * h;
         const double z = (static_cast<double>(bz * 8) + 3.5 + kRayOffsets[attempt][1]) * h;
-        const bool clean = ray_crossings(data, lists.data() + row_start[row], count, y, z, crossings);
+        const bool clean = ray_crossings(data, row_lists.items.data() + row_lists.start[row], count, y, z, crossings);
         even = clean && crossings.size() % 2 == 0;
       }
       if (!even) {
         // Odd, or touching an edge or corner, on every attempt: its far bricks stay
         // outside, its beyond-band bricks read +band*h.
-        ++stats.rows_unmarked;
+        ++chunk.rows_unmarked;
         crossings.clear();
       }
       std::sort(crossings.begin(), crossings.end());
@@ -1063,17 +1154,25 @@ Grid<S> bake_mesh(const PreparedMesh& mesh, const MeshBakeSettings& settings, co
         const std::int64_t key = brick_key(bx, by, bz);
         if (const auto at = beyond_band_rank.find(key); at != beyond_band_rank.end()) {
           std::fill_n(targets[at->second], kBrickNodes, static_cast<S>(inside ? -band_width : band_width));
-          beyond_band_rank.erase(at);
+          filled[at->second] = 1;
         } else if (inside && !std::binary_search(near_keys.begin(), near_keys.end(), key)) {
-          inside_keys.push_back(key);
+          chunk.inside.push_back(key);
         }
       }
     }
+  }, [&](std::size_t done) { report("parity", done, row_count); });
+  std::vector<std::int64_t> inside_keys;
+  for (const RowChunk& chunk : row_chunks) {
+    inside_keys.insert(inside_keys.end(), chunk.inside.begin(), chunk.inside.end());
+    stats.rows += chunk.rows;
+    stats.rows_retried += chunk.rows_retried;
+    stats.rows_unmarked += chunk.rows_unmarked;
+  }
   // Beyond-band bricks in rows no triangle comes near are outside.
-  for (const auto& [key, r] : beyond_band_rank) std::fill_n(targets[r], kBrickNodes, static_cast<S>(band_width));
+  for (const auto& [key, r] : beyond_band_rank)
+    if (filled[r] == 0) std::fill_n(targets[r], kBrickNodes, static_cast<S>(band_width));
   std::sort(inside_keys.begin(), inside_keys.end());
   for (std::int64_t key : inside_keys) grid.add_inside(key);
-  report("parity", all_rows, all_rows);
   stats.bricks_computed = near_keys.size();
   stats.bricks_inside = inside_keys.size();
   if (stats_out) *stats_out = stats;

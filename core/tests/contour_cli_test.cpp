@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 #include "distgrid/bake.hpp"
@@ -67,6 +68,25 @@ TEST_F(ContourCli, theMesherAndFormatOptionsChooseWhatIsWritten) {
   EXPECT_EQ(first_line, "ply");
   std::getline(file, first_line);
   EXPECT_EQ(first_line, "format ascii 1.0");  // --format wins over the extension
+}
+
+TEST_F(ContourCli, threadsChangeNothingInTheFileAndAreUsed) {
+  const std::string grid = path("sphere.dgrid");
+  ASSERT_EQ(run_cli("bake --part sphere --h 0x1p-5 --threads 1 --out " + grid).exit_code, 0);
+  std::string first;
+  for (const char* threads : {"1", "3"}) {
+    const std::string out = path(std::string("t") + threads + ".ply");
+    const CliResult r = run_cli("contour " + grid + " --mesher marching-cubes --threads " + threads + " --out " + out);
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    EXPECT_NE(r.out.find(std::string(", ") + threads + " threads"), std::string::npos) << r.out;
+    std::ifstream in(out, std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    ASSERT_FALSE(bytes.empty());
+    if (first.empty()) first = bytes;
+    else EXPECT_EQ(bytes, first) << "the file depends on the thread count";
+  }
+  EXPECT_EQ(run_cli("contour " + grid + " --threads 0 --out " + path("z.ply")).exit_code, 2);
+  EXPECT_FALSE(fs::exists(path("z.ply")));
 }
 
 TEST_F(ContourCli, badUsageAndBadFilesGiveTheirExitCodes) {

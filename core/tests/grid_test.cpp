@@ -204,21 +204,47 @@ TYPED_TEST(GridTest, AccessorSampleAndGradientFollowTheirDefinitionBitForBit) {
   }
 }
 
-TYPED_TEST(GridTest, SampleManyAgreesWithSampleBitForBit) {
+TYPED_TEST(GridTest, BatchCallsAgreeWithSingleCallsBitForBitOnAnyThreadCount) {
   Grid<TypeParam> grid = grid_from_nodes<TypeParam>(
       2, -2, 1, [](std::int64_t i, std::int64_t j, std::int64_t k) {
         return 0.013 * static_cast<double>(i * j) - 0.021 * static_cast<double>(k) + 0.05;
       });
   grid.add_inside(brick_key(3, 3, 3));
+  // Random order over stored, inside and absent bricks, more points than two blocks
+  // of the batch calls, and points with no base node (far, infinite, NaN).
+  const std::uint64_t seed = 20261203;
+  std::mt19937_64 random(seed);
+  std::uniform_real_distribution<double> coordinate(-2.2, 3.9);
   std::vector<std::array<double, 3>> points;
-  for (int n = 0; n < 5000; ++n)  // scattered over stored, inside and absent bricks
-    points.push_back({-2.1 + std::fmod(0.37 * n, 6.0), -2.0 + std::fmod(0.53 * n, 6.0), -2.2 + std::fmod(0.29 * n, 6.0)});
-  points.push_back({1e300, 0, 0});
+  for (int n = 0; n < 140000; ++n) points.push_back({coordinate(random), coordinate(random), coordinate(random)});
+  points.insert(points.begin() + 131000, {1e300, 0, 0});
   points.push_back({0, -std::numeric_limits<double>::infinity(), 0});
-  std::vector<double> out(points.size());
-  grid.sample_many(points, out);
-  for (std::size_t n = 0; n < points.size(); ++n)
-    EXPECT_EQ(out[n], grid.sample(points[n][0], points[n][1], points[n][2])) << n;
+  points.push_back({std::numeric_limits<double>::quiet_NaN(), 0.5, 0.5});
+  // The same points sorted by brick as well (taken without bucketing), the far ones last.
+  std::vector<std::array<double, 3>> sorted = points;
+  const auto brick_of_point = [](const std::array<double, 3>& p) {
+    return std::array<double, 3>{std::floor(p[0] / (8 * kH)), std::floor(p[1] / (8 * kH)), std::floor(p[2] / (8 * kH))};
+  };
+  std::stable_sort(sorted.begin(), sorted.end() - 2, [&](const auto& a, const auto& b) { return brick_of_point(a) < brick_of_point(b); });
+  const auto bits = [](double v) { return std::bit_cast<std::uint64_t>(v); };
+  for (const std::vector<std::array<double, 3>>* set : {&points, &sorted}) {
+    const char* order = set == &points ? "random order" : "brick order";
+    for (unsigned threads : {1u, 2u, 3u}) {
+      std::vector<double> values(set->size());
+      std::vector<std::array<double, 3>> gradients(set->size());
+      grid.sample_many(*set, values, threads);
+      grid.gradient_many(*set, gradients, threads);
+      for (std::size_t n = 0; n < set->size(); ++n) {
+        const auto& p = (*set)[n];
+        ASSERT_EQ(bits(values[n]), bits(grid.sample(p[0], p[1], p[2])))
+            << "seed " << seed << ", " << order << ", point " << n << ", " << threads << " threads";
+        const std::array<double, 3> g = grid.gradient(p[0], p[1], p[2]);
+        for (std::size_t a = 0; a < 3; ++a)
+          ASSERT_EQ(bits(gradients[n][a]), bits(g[a]))
+              << "seed " << seed << ", " << order << ", point " << n << ", axis " << a << ", " << threads << " threads";
+      }
+    }
+  }
 }
 
 TYPED_TEST(GridTest, FarAndNonFinitePointsReadTheAbsentValue) {

@@ -307,17 +307,43 @@ TEST(MeshBake, VolumeConvergesAtSecondOrderInH) {
   }
 }
 
+/// Bakes `mesh` with 1, 2 and 3 threads and expects the same grid and counts bit for bit.
+void expect_same_for_any_thread_count(const PreparedMesh& mesh, double h) {
+  MeshBakeSettings settings;
+  settings.h = h;
+  settings.threads = 1;
+  MeshBakeStats one_stats;
+  const Grid<float> one = bake_mesh<float>(mesh, settings, {}, &one_stats);
+  ASSERT_GT(one.stored_brick_count(), 0u);
+  for (unsigned threads : {2u, 3u}) {
+    settings.threads = threads;
+    MeshBakeStats stats;
+    const Grid<float> other = bake_mesh<float>(mesh, settings, {}, &stats);
+    ASSERT_EQ(one.stored_keys(), other.stored_keys()) << threads << " threads";
+    ASSERT_EQ(one.inside_keys(), other.inside_keys()) << threads << " threads";
+    EXPECT_EQ(std::memcmp(one.brick_values(0), other.brick_values(0), one.stored_brick_count() * kBrickNodes * sizeof(float)), 0)
+        << threads << " threads";
+    EXPECT_EQ(one_stats.brick_triangle_pairs, stats.brick_triangle_pairs) << threads << " threads";
+    EXPECT_EQ(one_stats.rows, stats.rows) << threads << " threads";
+    EXPECT_EQ(one_stats.rows_retried, stats.rows_retried) << threads << " threads";
+    EXPECT_EQ(one_stats.bricks_beyond_band, stats.bricks_beyond_band) << threads << " threads";
+  }
+}
+
 TEST(MeshBake, ResultsDoNotDependOnTheThreadCount) {
   const MeshPart part = mesh_part("torus_mesh");
-  const PreparedMesh mesh = prepare_mesh(part.mesh, part.name);
-  MeshBakeSettings one, three;
-  one.h = three.h = 1.0 / 48;
-  one.threads = 1;
-  three.threads = 3;
-  const Grid<float> a = bake_mesh<float>(mesh, one), b = bake_mesh<float>(mesh, three);
-  ASSERT_EQ(a.stored_keys(), b.stored_keys());
-  ASSERT_EQ(a.inside_keys(), b.inside_keys());
-  EXPECT_EQ(std::memcmp(a.brick_values(0), b.brick_values(0), a.stored_brick_count() * kBrickNodes * sizeof(float)), 0);
+  expect_same_for_any_thread_count(prepare_mesh(part.mesh, part.name), 1.0 / 48);
+}
+
+TEST(MeshBake, ResultsDoNotDependOnTheThreadCountWithAHashedBrickRange) {
+  // Two 5 120-triangle spheres 200 apart: a brick range beyond the dense map, and
+  // several chunks of triangles pairing with bricks.
+  TriangleMesh both = icosphere(4, {0, 0, 0}, 1);
+  const TriangleMesh far = icosphere(4, {200, 200, 200}, 1);
+  const auto first = static_cast<std::uint32_t>(both.positions.size());
+  both.positions.insert(both.positions.end(), far.positions.begin(), far.positions.end());
+  for (const auto& t : far.triangles) both.triangles.push_back({t[0] + first, t[1] + first, t[2] + first});
+  expect_same_for_any_thread_count(prepare_mesh(both, "two spheres"), 1.0 / 32);
 }
 
 TEST(MeshBake, ParityRayThroughCornersIsRetriedAndStillFindsInsideBricks) {

@@ -9,6 +9,7 @@
 #include "commands.hpp"
 #include "distgrid/command_line.hpp"
 #include "distgrid/contour.hpp"
+#include "distgrid/detail/parallel.hpp"
 #include "distgrid/error.hpp"
 #include "distgrid/file_io.hpp"
 #include "distgrid/grid_io.hpp"
@@ -32,6 +33,7 @@ constexpr const char* kContourHelp = R"(usage: distgrid contour GRID.dgrid --out
   --max-memory SIZE  refuse (toolarge) before meshing when the mesh, its statistics
                      and the file would need more (e.g. 512M, 8G; default: 3/4 of
                      physical memory)
+  --threads N        worker threads (default: all; the mesh does not depend on it)
   --out FILE         the mesh (written to a temporary file, then renamed)
 
 Prints vertices, triangles, edges, boundary edges, edges with more than two
@@ -124,8 +126,9 @@ int contour_and_write(const Grid<S>& grid, const std::string& source, const Cont
   progress.phase("writing");
   write_mesh(result.mesh, out, format);
   progress.finish();
-  std::printf("contour %s: %s%s, %zu bricks meshed, %.3g ms\n", source.c_str(), std::string(mesher_name(options.mesher)).c_str(),
-              options.manifold ? " (manifold)" : "", result.bricks_meshed, ms);
+  std::printf("contour %s: %s%s, %zu bricks meshed, %u threads, %.3g ms\n", source.c_str(),
+              std::string(mesher_name(options.mesher)).c_str(), options.manifold ? " (manifold)" : "", result.bricks_meshed,
+              detail::resolve_thread_count(options.threads), ms);
   std::printf("vertices %zu\ntriangles %zu\nedges %zu\nboundary edges %zu\nedges with more than two triangles %zu\n",
               stats.vertices, stats.triangles, stats.edges, stats.boundary_edges, stats.non_manifold_edges);
   std::printf("misoriented edges %zu\nnon-manifold vertices %zu\ncells with several pieces %zu\ndegenerate triangles %zu\n",
@@ -141,7 +144,7 @@ int contour_and_write(const Grid<S>& grid, const std::string& source, const Cont
 
 int run_contour(int argc, char** argv) {
   const command_line::Arguments args =
-      command_line::Arguments::parse(argc, argv, {"--mesher", "--out", "--format", "--max-memory"}, {"--manifold"});
+      command_line::Arguments::parse(argc, argv, {"--mesher", "--out", "--format", "--threads", "--max-memory"}, {"--manifold"});
   if (args.help) {
     std::fputs(kContourHelp, stdout);
     return 0;
@@ -159,6 +162,7 @@ int run_contour(int argc, char** argv) {
     }
   }
   options.manifold = args.has_flag("--manifold");
+  if (auto threads = args.get("--threads")) options.threads = static_cast<unsigned>(command_line::parse_count(*threads, "--threads", 1, 1024));
   std::uint64_t budget = default_memory_budget();
   if (const auto text = args.get("--max-memory")) budget = command_line::parse_bytes(*text, "--max-memory");
   check_output_path(*out);

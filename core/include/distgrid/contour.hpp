@@ -12,7 +12,9 @@
 // vertex of a cell (surface nets) or of an edge (marching cubes) is computed once,
 // from the same values, so the output holds the same triangles, with the same
 // coordinates bit for bit, as meshing the whole region in one piece
-// (detail::contour_dense) — only the order of vertices and triangles differs.
+// (detail::contour_dense) — only the order of vertices and triangles differs. Slabs
+// of bricks are meshed on several threads; the order of the output depends on the
+// grid alone, never on the thread count.
 //
 // Faces point to the outside (increasing distance): triangles are counter-clockwise
 // seen from where the distance is positive. Arithmetic is double; positions are
@@ -42,6 +44,9 @@ struct ContourOptions {
   /// interiors, that face is read as joined, so no pair of vertices is linked twice.
   /// Marching cubes output is manifold either way.
   bool manifold = false;
+  /// Threads to mesh with (0: all hardware threads). The output is the same, bit for
+  /// bit and in the same order, for any count.
+  unsigned threads = 0;
 };
 
 struct ContourResult {
@@ -54,8 +59,9 @@ struct ContourResult {
 };
 
 /// Working arrays of the brick-wise mesher (the bricks' sign bits, a brick lookup
-/// box, the vertex indices shared between bricks), about 1 MB for a sphere of radius
-/// 1 at h = 1/128. Passed to contour() again, they keep their capacity, so a caller
+/// box, the vertex indices shared between bricks, and with several threads each
+/// slab's output before it joins the result), about 1 MB for a sphere of radius 1 at
+/// h = 1/128 on one thread. Passed to contour() again, they keep their capacity, so a caller
 /// that meshes repeatedly neither reallocates them nor faults in fresh pages for
 /// them. Their contents never carry over from one call to the next; one scratch
 /// serves float and double grids alike, but only one call at a time.

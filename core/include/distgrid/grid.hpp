@@ -108,12 +108,17 @@ class Grid {
   double node(std::int64_t i, std::int64_t j, std::int64_t k) const noexcept;
   /// Trilinear value at a world point: along x, then y, then z, each a + (b - a)*t.
   double sample(double x, double y, double z) const noexcept;
-  /// out[n] = sample(points[n]) bit for bit, for many points in any order. Looks a
-  /// few points ahead and starts loading their index buckets and node rows, so the
-  /// memory latency of scattered points overlaps. Precondition: equal sizes.
-  void sample_many(std::span<const std::array<double, 3>> points, std::span<double> out) const noexcept;
+  /// out[n] = sample(points[n]) bit for bit, for many points in any order, on
+  /// `threads` threads (0: all). Blocks of points are bucketed by brick and taken
+  /// bucket by bucket, loading the next points' index buckets and node rows ahead,
+  /// so scattered points share cached bricks and their memory latency overlaps.
+  /// Precondition: equal sizes. Throws only Error(interrupted) (interrupt.hpp).
+  void sample_many(std::span<const std::array<double, 3>> points, std::span<double> out, unsigned threads = 0) const;
   /// Central difference over one voxel: (sample(p + h/2) - sample(p - h/2)) / h per axis.
   std::array<double, 3> gradient(double x, double y, double z) const noexcept;
+  /// out[n] = gradient(points[n]) bit for bit; otherwise as sample_many.
+  void gradient_many(std::span<const std::array<double, 3>> points, std::span<std::array<double, 3>> out,
+                     unsigned threads = 0) const;
   /// Enclosed volume h^3 * sum clamp(1/2 - d/h, 0, 1); see volume.cpp for the summation order.
   double volume() const;
 
@@ -140,6 +145,10 @@ class Grid {
  private:
   template <class>
   friend class GridAccessor;
+  /// Calls visit(accessor, n) for every n < count, bucketed by brick, on `threads` threads.
+  template <class Visit>
+  void visit_by_brick(std::span<const std::array<double, 3>> points, std::size_t count, unsigned threads,
+                      Visit&& visit) const;
   double h_, band_, band_width_;
   std::vector<S, detail::BrickAllocator<S>> values_;
   std::vector<std::int64_t> keys_;

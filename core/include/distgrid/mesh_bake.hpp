@@ -18,9 +18,10 @@
 // while the count is odd or the ray touches an edge or corner exactly.
 //
 // Threads split the triangles while finding each brick's triangles (the lists are
-// then assembled in triangle order) and split the bricks while computing them; each
-// brick is computed by the same code from the same list, so the grid is identical
-// for any thread count.
+// then assembled in triangle order), split the bricks while computing them and the
+// rows of bricks while casting the parity rays; each brick is computed by the same
+// code from the same list and each row's crossings are sorted, so the grid is
+// identical for any thread count.
 //
 // Before anything is allocated the memory is estimated from the triangles alone
 // (estimate_mesh_bake) and checked against the budget; the pairs found and the

@@ -5,13 +5,28 @@
 #include <algorithm>
 #include <functional>
 #include <limits>
+#include <memory>
+#include <mutex>
 #include <utility>
 
 #include "distgrid/brick_key.hpp"
+#include "distgrid/detail/parallel.hpp"
 #include "distgrid/grid.hpp"
 #include "distgrid/interrupt.hpp"
+#include "marching_cubes.hpp"
 
 namespace distgrid::detail::meshing {
+
+namespace {
+
+/// The scratch's per-thread shell buffers, one pair for each thread the call may use;
+/// grown here, before any mesher holds a reference to one.
+std::array<std::vector<std::uint32_t>, 2>& first_plane_shells(ContourScratch::Arrays& arrays, unsigned threads) {
+  if (arrays.plane_shells.size() < threads) arrays.plane_shells.resize(threads);
+  return arrays.plane_shells.front();
+}
+
+}  // namespace
 
 template <class S>
 BrickMesher<S>::BrickMesher(const Grid<S>& grid, const ContourOptions& options, ContourResult&& reuse, ContourScratch& scratch)
@@ -20,28 +35,59 @@ BrickMesher<S>::BrickMesher(const Grid<S>& grid, const ContourOptions& options, 
       stored_rows_(scratch.arrays().stored_rows),
       stored_signs_(scratch.arrays().stored_signs),
       lookup_(scratch.arrays().lookup),
-      cell_bricks_(scratch.arrays().cell_bricks),
+      planned_bricks_(scratch.arrays().planned_bricks),
       position_grid_(scratch.arrays().position_grid),
-      plane_shells_(scratch.arrays().plane_shells) {
+      slabs_(scratch.arrays().slabs),
+      result_(&out_storage_),
+      arrays_(&scratch.arrays()),
+      plane_shells_(first_plane_shells(scratch.arrays(), resolve_thread_count(options.threads))) {
   // Of the scratch arrays only capacity carries over: each is filled afresh by the
   // step that owns it (plane_shells_ entries are read only after this call's
   // bricks wrote them).
-  out_.result.mesh.positions = std::move(reuse.mesh.positions);
-  out_.result.mesh.normals = std::move(reuse.mesh.normals);
-  out_.result.mesh.triangles = std::move(reuse.mesh.triangles);
-  out_.result.mesh.positions.clear();
-  out_.result.mesh.normals.clear();
-  out_.result.mesh.triangles.clear();
+  out_storage_.result.mesh.positions = std::move(reuse.mesh.positions);
+  out_storage_.result.mesh.normals = std::move(reuse.mesh.normals);
+  out_storage_.result.mesh.triangles = std::move(reuse.mesh.triangles);
+  out_storage_.result.mesh.positions.clear();
+  out_storage_.result.mesh.normals.clear();
+  out_storage_.result.mesh.triangles.clear();
   block_.resize({12, 12, 12});
   steps_ = corner_steps(block_);
   const std::size_t count = grid.stored_keys().size();
   stored_rows_.resize(count);
   stored_signs_.resize(count);
   build_lookup();
-  // Inside bits and signs: here for every brick without lookup_; with it, run()
-  // finds them one x plane at a time (find_plane_signs).
+  // Inside bits and signs: here for every brick without lookup_; with it, they are
+  // found one x plane at a time (find_plane_signs).
   if (lookup_.empty())
-    for (std::size_t slot = 0; slot < count; ++slot) find_signs(slot);
+    parallel_chunks(count, options_.threads, 256, [&](std::size_t begin, std::size_t end) {
+      for (std::size_t slot = begin; slot < end; ++slot) find_signs(slot);
+    }, [](std::size_t) {});
+}
+
+template <class S>
+BrickMesher<S>::BrickMesher(const BrickMesher& first, std::array<std::vector<std::uint32_t>, 2>& plane_shells)
+    : grid_(first.grid_),
+      options_(first.options_),
+      stored_rows_(first.stored_rows_),
+      stored_signs_(first.stored_signs_),
+      lookup_(first.lookup_),
+      lookup_lo_(first.lookup_lo_),
+      lookup_size_(first.lookup_size_),
+      lookup_steps_(first.lookup_steps_),
+      lookup_above_(first.lookup_above_),
+      lookup_around_(first.lookup_around_),
+      planned_bricks_(first.planned_bricks_),
+      position_grid_(first.position_grid_),
+      slabs_(first.slabs_),
+      top_x_(first.top_x_),
+      bottom_x_(first.bottom_x_),
+      slab_planes_(first.slab_planes_),
+      slab_count_(first.slab_count_),
+      result_(first.result_),
+      arrays_(first.arrays_),
+      plane_shells_(plane_shells) {
+  block_.resize({12, 12, 12});
+  steps_ = corner_steps(block_);
 }
 
 template <class S>
@@ -136,44 +182,212 @@ void BrickMesher<S>::build_lookup() {
 }
 
 template <class S>
+void BrickMesher<S>::plan_slabs() {
+  slab_count_ = 0;
+  if (lookup_.empty()) {
+    plan_cell_bricks();
+    if (planned_bricks_.empty()) return;
+    top_x_ = planned_bricks_.front()[0];
+    bottom_x_ = planned_bricks_.back()[0];
+  } else {
+    if (grid_.stored_keys().empty() && grid_.inside_keys().empty()) return;
+    top_x_ = lookup_lo_[0] + lookup_size_[0] - 2;
+    bottom_x_ = lookup_lo_[0] + 1;
+  }
+  // About kSlabs slabs of whole planes: enough for every thread of a usual machine to
+  // find work while the slabs' borders stay a small part of the work.
+  constexpr std::int64_t kSlabs = 16;
+  const std::int64_t planes = top_x_ - bottom_x_ + 1;
+  slab_planes_ = (planes + kSlabs - 1) / kSlabs;
+  slab_count_ = static_cast<std::size_t>((planes + slab_planes_ - 1) / slab_planes_);
+  if (slabs_.size() < slab_count_) slabs_.resize(slab_count_);
+  for (std::size_t s = 0; s < slab_count_; ++s) {
+    SlabOutput& slab = slabs_[s];
+    slab.cell_bricks.clear();
+    slab.bottom_faces.clear();
+    slab.quads.clear();
+    slab.cells.clear();
+    slab.index_base = 0;
+    slab.out.result.mesh.positions.clear();
+    slab.out.result.mesh.normals.clear();
+    slab.out.result.mesh.triangles.clear();
+    slab.out.result.bricks_meshed = slab.out.result.cells_visited = slab.out.result.split_cells = 0;
+  }
+  if (lookup_.empty()) {
+    // Each slab takes the planned bricks of its planes.
+    auto from = planned_bricks_.begin();
+    for (std::size_t s = 0; s < slab_count_; ++s) {
+      const auto to = std::find_if(from, planned_bricks_.end(), [&](const Coord& c) { return c[0] < slab_bottom(s); });
+      slabs_[s].cell_bricks.assign(from, to);
+      from = to;
+    }
+  } else {
+    position_grid_.assign(lookup_.size(), -1);
+  }
+}
+
+template <class S>
+bool BrickMesher<S>::shared_sign_plane(std::int64_t x) const {
+  if (x > top_x_ || x < bottom_x_) return false;
+  const auto s = static_cast<std::size_t>((top_x_ - x) / slab_planes_);
+  return (s > 0 && x == slab_top(s)) || (s + 1 < slab_count_ && x == slab_bottom(s));
+}
+
+template <class S>
 ContourResult BrickMesher<S>::run() {
   // A smooth surface makes about 6 vertices and 12 triangles per 8 x 8 face of a
   // brick it crosses; reserving that for every stored brick avoids most regrowth
   // of the output.
   const std::size_t expected_vertices = grid_.stored_keys().size() * 6 * 8;
-  out_.result.mesh.positions.reserve(expected_vertices);
-  out_.result.mesh.normals.reserve(expected_vertices);
-  out_.result.mesh.triangles.reserve(2 * expected_vertices);
-  cell_bricks_.clear();
-  if (lookup_.empty()) {
-    plan_cell_bricks();
-    for (std::size_t at = 0; at < cell_bricks_.size(); ++at) {
+  MeshOut& result = *result_;
+  result.result.mesh.positions.reserve(expected_vertices);
+  result.result.mesh.normals.reserve(expected_vertices);
+  result.result.mesh.triangles.reserve(2 * expected_vertices);
+  plan_slabs();
+  const unsigned threads = std::min<unsigned>(resolve_thread_count(options_.threads), static_cast<unsigned>(slab_count_));
+  if (threads <= 1) {
+    // In slab order straight into the result; each plane's signs found just before
+    // their first use, one plane ahead, so that the node values this reads are still
+    // cached when the gathers read them.
+    for (std::size_t s = 0; s < slab_count_; ++s) mesh_slab(s, true, true);
+  } else {
+    if (!lookup_.empty()) {
+      std::vector<std::int64_t> shared;
+      for (std::int64_t x = top_x_ + 1; x >= bottom_x_ - 1; --x)
+        if (shared_sign_plane(x)) shared.push_back(x);
+      parallel_chunks(shared.size(), threads, 1, [&](std::size_t begin, std::size_t end) {
+        for (std::size_t k = begin; k < end; ++k) find_plane_signs(shared[k]);
+      }, [](std::size_t) {});
+    }
+    // Slabs go to any thread. A slab that every slab before it has joined the result
+    // when its thread takes it up goes straight into the result (no other thread
+    // touches the result until it is done); any other is meshed into its own output
+    // and appended once every slab before it has joined. Either way the same bits.
+    std::vector<std::unique_ptr<BrickMesher>> more(threads);
+    std::mutex joining;
+    std::vector<char> finished(slab_count_, 0), into_result(slab_count_, 0);
+    std::size_t joined = 0;  // slabs 0 .. joined - 1 are in the result
+    parallel_chunks_with_state(
+        slab_count_, threads, 1,
+        [&](unsigned worker) {
+          if (worker == 0) return this;
+          more[worker].reset(new BrickMesher(*this, arrays_->plane_shells[worker]));
+          return more[worker].get();
+        },
+        [&](BrickMesher* mesher, std::size_t begin, std::size_t end) {
+          for (std::size_t s = begin; s < end; ++s) {
+            bool direct = false;
+            {
+              const std::lock_guard<std::mutex> lock(joining);
+              direct = joined == s;
+              into_result[s] = direct ? 1 : 0;
+            }
+            mesher->mesh_slab(s, direct, false);
+            const std::lock_guard<std::mutex> lock(joining);
+            finished[s] = 1;
+            for (; joined < slab_count_ && finished[joined] != 0; ++joined)
+              if (into_result[joined] == 0) append_slab(slabs_[joined]);
+          }
+        },
+        [](std::size_t) {}, [] {});
+  }
+  finish_kept();
+  return std::move(result.result);
+}
+
+template <class S>
+void BrickMesher<S>::mesh_slab(std::size_t s, bool into_result, bool all_signs) {
+  SlabOutput& slab = slabs_[s];
+  slab_ = &slab;
+  out_ = into_result ? result_ : &slab.out;
+  const std::int64_t top = slab_top(s), bottom = slab_bottom(s);
+  kept_plane_ = s > 0 ? top : kNoPlane;
+  if (!lookup_.empty()) {
+    if (s == 0) find_plane_signs(top);
+    for (std::int64_t x = top; x >= bottom; --x) {
+      throw_if_interrupted();
+      if (all_signs || !shared_sign_plane(x - 1)) find_plane_signs(x - 1);
+      const std::size_t first = slab.cell_bricks.size();
+      plan_plane(x);
+      for (std::size_t at = first; at < slab.cell_bricks.size(); ++at) mesh_cell_brick(at);
+    }
+  } else {
+    for (std::size_t at = 0; at < slab.cell_bricks.size(); ++at) {
       if (at % 256 == 0) throw_if_interrupted();
       mesh_cell_brick(at);
     }
-    return std::move(out_.result);
   }
-  // x planes of cell bricks from the top down. Plane x's cell bricks are chosen by
-  // the signs of planes x and x + 1 and gather from planes x - 1 .. x + 1, so each
-  // plane's signs are found just before their first use, one plane ahead, and the
-  // node values that read brought in are still cached when the gathers read them.
-  position_grid_.assign(lookup_.size(), -1);
-  const std::int64_t top = lookup_lo_[0] + lookup_size_[0] - 2, bottom = lookup_lo_[0] + 1;
-  find_plane_signs(top);
-  for (std::int64_t x = top; x >= bottom; --x) {
-    throw_if_interrupted();
-    find_plane_signs(x - 1);
-    const std::size_t first = cell_bricks_.size();
-    plan_plane(x);
-    for (std::size_t at = first; at < cell_bricks_.size(); ++at) mesh_cell_brick(at);
+  // The x = 0 faces of the bottom plane's bricks, which the next slab's kept items read.
+  if (s + 1 < slab_count_ && !slab.cell_bricks.empty() && slab.cell_bricks.back()[0] == bottom) {
+    const std::size_t ch = channels();
+    slab.bottom_first = plane_first_[0];
+    const std::size_t bricks = slab.cell_bricks.size() - slab.bottom_first;
+    for (std::size_t k = 0; k < bricks * ch; ++k) {
+      const std::uint32_t* face = plane_shells_[0].data() + k * kShellSize;
+      slab.bottom_faces.insert(slab.bottom_faces.end(), face, face + 64);
+    }
   }
-  return std::move(out_.result);
+  slab.index_base = 0;  // into the result: its indices are the result's; else set by append_slab
+}
+
+template <class S>
+void BrickMesher<S>::append_slab(SlabOutput& slab) {
+  ContourResult& to = result_->result;
+  const ContourResult& from = slab.out.result;
+  const std::size_t base = to.mesh.positions.size();
+  if (base + from.mesh.positions.size() > UINT32_MAX) MeshOut::too_many_vertices();
+  slab.index_base = static_cast<std::uint32_t>(base);
+  to.mesh.positions.insert(to.mesh.positions.end(), from.mesh.positions.begin(), from.mesh.positions.end());
+  to.mesh.normals.insert(to.mesh.normals.end(), from.mesh.normals.begin(), from.mesh.normals.end());
+  const std::size_t first_triangle = to.mesh.triangles.size();
+  to.mesh.triangles.insert(to.mesh.triangles.end(), from.mesh.triangles.begin(), from.mesh.triangles.end());
+  const auto shift = static_cast<std::uint32_t>(base);
+  for (auto t = to.mesh.triangles.begin() + static_cast<std::ptrdiff_t>(first_triangle); t != to.mesh.triangles.end(); ++t)
+    for (std::uint32_t& corner : *t) corner += shift;
+  to.bricks_meshed += from.bricks_meshed;
+  to.cells_visited += from.cells_visited;
+  to.split_cells += from.split_cells;
+}
+
+template <class S>
+std::uint32_t BrickMesher<S>::resolve(std::size_t s, const Coord& brick, const VertexRef& ref) const {
+  if (!ref.from_above()) return slabs_[s].index_base + ref.index();
+  // The brick above is a cell brick of the slab above's bottom plane: its cell at
+  // local x = 0 holds a sign change (the kept item needs its vertex), so it was meshed.
+  const SlabOutput& above = slabs_[s - 1];
+  const Coord want{brick[0] + 1, brick[1] + ref.dy(), brick[2] + ref.dz()};
+  std::size_t position = 0;
+  if (!position_grid_.empty()) {
+    position = static_cast<std::size_t>(position_grid_[lookup_index(want)]);
+  } else {
+    const auto& bricks = above.cell_bricks;
+    position = static_cast<std::size_t>(std::lower_bound(bricks.begin(), bricks.end(), want, std::greater<>()) - bricks.begin());
+  }
+  return above.index_base + above.bottom_faces[(position - above.bottom_first) * channels() * 64 + ref.entry()] + ref.piece();
+}
+
+template <class S>
+void BrickMesher<S>::finish_kept() {
+  MeshOut& out = *result_;
+  std::size_t counted_already = 0;  // split cells were counted when the cells were kept
+  for (std::size_t s = 0; s < slab_count_; ++s) {
+    const SlabOutput& slab = slabs_[s];
+    for (const KeptQuad& quad : slab.quads) {
+      const auto vertex = [&](std::size_t k) { return resolve(s, quad.brick, quad.around[k]); };
+      add_edge_quad(quad.lower_end_inside, {vertex(0), vertex(1), vertex(2), vertex(3)}, out);
+    }
+    for (const KeptCell& cell : slab.cells)
+      add_cell_triangles(
+          cell.pattern, [&](int edge) { return resolve(s, cell.brick, cell.edges[static_cast<std::size_t>(edge)]); },
+          [&](int loop) { return slab.index_base + cell.centres[static_cast<std::size_t>(loop)]; }, out, counted_already);
+  }
 }
 
 template <class S>
 void BrickMesher<S>::mesh_cell_brick(std::size_t at) {
-  const std::size_t channels = options_.mesher == Mesher::surface_nets ? 1 : 3;
-  if (at == 0 || cell_bricks_[at][0] != cell_bricks_[at - 1][0]) {
+  const std::vector<Coord>& cell_bricks = slab_->cell_bricks;
+  const std::size_t ch = channels();
+  if (at == 0 || cell_bricks[at][0] != cell_bricks[at - 1][0]) {
     // A new x plane: the one before becomes the plane above (or one further up, whose
     // shells no brick of this plane reads).
     std::swap(plane_shells_[0], plane_shells_[1]);
@@ -182,16 +396,17 @@ void BrickMesher<S>::mesh_cell_brick(std::size_t at) {
   }
   // Grown, never shrunk, and by doubling: the buffers are reused across planes and
   // their contents need no clearing (only entries a brick saved are read).
-  const std::size_t shells_needed = (at - plane_first_[0] + 1) * channels * kShellSize;
+  const std::size_t shells_needed = (at - plane_first_[0] + 1) * ch * kShellSize;
   if (plane_shells_[0].size() < shells_needed) plane_shells_[0].resize(std::max(shells_needed, 2 * plane_shells_[0].size()));
-  load_sources(cell_bricks_[at], at == 0 ? nullptr : &cell_bricks_[at - 1]);
-  gather(cell_bricks_[at]);
+  defer_x8_ = cell_bricks[at][0] == kept_plane_;
+  load_sources(cell_bricks[at], at == 0 ? nullptr : &cell_bricks[at - 1]);
+  gather(cell_bricks[at]);
   if (options_.mesher == Mesher::surface_nets)
     surface_nets_brick(at);
   else
     marching_cubes_brick(at);
-  ++out_.result.bricks_meshed;
-  out_.result.cells_visited += kBrickNodes;
+  ++out_->result.bricks_meshed;
+  out_->result.cells_visited += kBrickNodes;
 }
 
 template <class S>
@@ -232,14 +447,15 @@ void BrickMesher<S>::plan_plane(std::int64_t x) {
       const std::size_t index = lookup_index({x, y, z});
       const LookupEntry* here = lookup_.data() + index;
       if (!mixed_signs(here->signs.all, [&](int d) { return here[lookup_above_[static_cast<std::size_t>(d)]].signs; })) continue;
-      position_grid_[index] = static_cast<std::int32_t>(cell_bricks_.size());
-      cell_bricks_.push_back({x, y, z});
+      position_grid_[index] = static_cast<std::int32_t>(slab_->cell_bricks.size());
+      slab_->cell_bricks.push_back({x, y, z});
     }
 }
 
 template <class S>
 void BrickMesher<S>::plan_cell_bricks() {
   position_grid_.clear();  // bricks above are found by search_position
+  planned_bricks_.clear();
   std::vector<Coord> candidates;
   const auto add_below = [&](const BrickCoord& b) {
     for (int d = 0; d < 8; ++d)
@@ -261,7 +477,7 @@ void BrickMesher<S>::plan_cell_bricks() {
     const auto signs_above = [&](int d) {
       return source({c[0] + corner_offset(d, 0), c[1] + corner_offset(d, 1), c[2] + corner_offset(d, 2)}).signs;
     };
-    if (mixed_signs(source(c).signs.all, signs_above)) cell_bricks_.push_back(c);
+    if (mixed_signs(source(c).signs.all, signs_above)) planned_bricks_.push_back(c);
   }
 }
 
@@ -373,24 +589,26 @@ void BrickMesher<S>::gather(const Coord& c) {
 template <class S>
 std::ptrdiff_t BrickMesher<S>::search_position(const Coord& c, int dx, int dy, int dz) const {
   const Coord want{c[0] + dx, c[1] + dy, c[2] + dz};
-  const auto it = std::lower_bound(cell_bricks_.begin(), cell_bricks_.end(), want, std::greater<>());
-  if (it == cell_bricks_.end() || *it != want) return -1;
-  return it - cell_bricks_.begin();
+  const std::vector<Coord>& cell_bricks = slab_->cell_bricks;
+  const auto it = std::lower_bound(cell_bricks.begin(), cell_bricks.end(), want, std::greater<>());
+  if (it == cell_bricks.end() || *it != want) return -1;
+  return it - cell_bricks.begin();
 }
 
 template <class S>
 const std::uint32_t* BrickMesher<S>::shell_of(std::size_t at, std::size_t channels) const {
-  const std::size_t plane = cell_bricks_[at][0] == cell_bricks_[plane_first_[0]][0] ? 0 : 1;
+  const std::size_t plane = slab_->cell_bricks[at][0] == slab_->cell_bricks[plane_first_[0]][0] ? 0 : 1;
   return plane_shells_[plane].data() + (at - plane_first_[plane]) * channels * kShellSize;
 }
 
 template <class S>
 void BrickMesher<S>::fill_from_above(std::size_t at, std::size_t channels, std::vector<std::uint32_t>& table) const {
-  const Coord& c = cell_bricks_[at];
+  const Coord& c = slab_->cell_bricks[at];
   // With position_grid_, the bricks above are at fixed offsets from this one's entry.
   const std::int32_t* positions_here = position_grid_.empty() ? nullptr : position_grid_.data() + lookup_index(c);
   // One copy per offset d = 1..7, with d a constant so each copy's loops are fixed.
   const auto fill_from = [&]<int d>(std::integral_constant<int, d>) {
+    if (corner_offset(d, 0) != 0 && defer_x8_) return;  // in the slab above: see vertex_ref
     const std::ptrdiff_t from = positions_here != nullptr
                                     ? positions_here[lookup_above_[d]]
                                     : search_position(c, corner_offset(d, 0), corner_offset(d, 1), corner_offset(d, 2));

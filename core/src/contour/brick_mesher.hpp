@@ -1,7 +1,7 @@
 #pragma once
 // The brick-wise scheme both contour meshers run on (see contour.hpp): which bricks
-// are meshed, in which order, from which node values, and how vertex indices pass
-// between bricks.
+// are meshed, in which order, from which node values, how vertex indices pass
+// between bricks, and how the work is shared between threads.
 //
 // A "cell brick" C holds the 512 cells whose lowest corner lies in
 // brick C. Cell bricks are visited in descending (bx, by, bz) order, so the cell
@@ -27,11 +27,22 @@
 // Every grid edge and every cell is thus handled by exactly one brick, and every
 // vertex is computed by one function of the node values around it, the same one the
 // dense reference calls, so both give the same coordinates bit for bit.
+//
+// Threads: the x planes of cell bricks are cut into slabs of consecutive planes, by
+// the grid's extent alone (never by the thread count), and each slab is meshed by one
+// thread into an output of its own. The quads (surface nets) and cells (marching
+// cubes) of a slab's top plane that need vertices of the slab above, those at local
+// x = 8, are kept aside and made once every slab is done. The output is the slabs'
+// vertices and triangles in slab order, then the kept-aside triangles in slab order:
+// the same bits for any thread count. One thread meshes the slabs in order straight
+// into the result; with more, each slab's output is appended to the result as soon as
+// every slab before it is.
 #include <array>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <vector>
 
 #include "distgrid/contour.hpp"
@@ -126,6 +137,65 @@ struct LookupEntry {
 };
 inline constexpr LookupEntry kAbsentEntry{kAbsentBrick, kOutsideSigns};
 
+/// A vertex that a kept-aside quad or cell (see the top) refers to: one of its own
+/// slab's (its index in the slab's output), or one that the slab above computed:
+/// entry `entry` (channel * 64 + slot) of the x = 0 face saved by the cell brick at
+/// offset (1, dy, dz) from the kept item's brick, plus `piece`.
+class VertexRef {
+ public:
+  VertexRef() noexcept = default;  // own vertex 0
+  static VertexRef own(std::uint32_t index) noexcept { return VertexRef{index}; }
+  static VertexRef above(int dy, int dz, std::uint32_t entry, std::uint32_t piece) noexcept {
+    return VertexRef{kAbove | entry | static_cast<std::uint64_t>(dy) << 8 | static_cast<std::uint64_t>(dz) << 9 |
+                     std::uint64_t{piece} << 10};
+  }
+  bool from_above() const noexcept { return (bits_ & kAbove) != 0; }
+  std::uint32_t index() const noexcept { return static_cast<std::uint32_t>(bits_); }  // own
+  std::size_t entry() const noexcept { return bits_ & 0xff; }
+  int dy() const noexcept { return static_cast<int>((bits_ >> 8) & 1); }
+  int dz() const noexcept { return static_cast<int>((bits_ >> 9) & 1); }
+  std::uint32_t piece() const noexcept { return static_cast<std::uint32_t>(bits_ >> 10) & 3u; }
+
+ private:
+  static constexpr std::uint64_t kAbove = std::uint64_t{1} << 32;
+  explicit VertexRef(std::uint64_t bits) noexcept : bits_(bits) {}
+  std::uint64_t bits_ = 0;
+};
+
+/// A surface-nets quad of a slab's top plane (cell brick `brick`), made once the slab
+/// above is done.
+struct KeptQuad {
+  Coord brick{};
+  bool lower_end_inside = false;
+  std::array<VertexRef, 4> around{};
+};
+
+/// A marching-cubes cell of a slab's top plane (cell brick `brick`): its triangles
+/// are made once the slab above is done, from its crossing edges' vertices and the
+/// loop centres it made.
+struct KeptCell {
+  Coord brick{};
+  unsigned pattern = 0;
+  std::array<VertexRef, 12> edges{};       // of the crossing edges (others unused)
+  std::array<std::uint32_t, 4> centres{};  // by loop, where the loop needs one
+};
+
+/// What meshing one slab leaves behind.
+struct SlabOutput {
+  std::vector<Coord> cell_bricks;  // in meshing order
+  /// The vertices and triangles, with indices of this slab's own (unless the slab
+  /// was meshed straight into the result, where they are the result's).
+  MeshOut out;
+  /// Added to the slab's own vertex indices to give the result's (set when appended).
+  std::uint32_t index_base = 0;
+  /// The x = 0 faces (channels x 64 entries each) of the cell bricks of the slab's
+  /// bottom plane, from position bottom_first of cell_bricks on.
+  std::vector<std::uint32_t> bottom_faces;
+  std::size_t bottom_first = 0;
+  std::vector<KeptQuad> quads;
+  std::vector<KeptCell> cells;
+};
+
 template <class S>
 class BrickMesher {
  public:
@@ -136,6 +206,10 @@ class BrickMesher {
   ContourResult run();
 
  private:
+  /// A mesher for one more thread: the same grid, options and shared arrays, with
+  /// working arrays of its own (plane_shells: one of the scratch's per-thread pairs).
+  BrickMesher(const BrickMesher& first, std::array<std::vector<std::uint32_t>, 2>& plane_shells);
+
   /// Inside bits (stored_rows_) and sign sets (stored_signs_) of stored brick `slot`.
   void find_signs(std::size_t slot);
   /// find_signs for the stored bricks of x plane x of lookup_, with their signs
@@ -150,7 +224,26 @@ class BrickMesher {
                                     lookup_steps_[2] * (b[2] - lookup_lo_[2]));
   }
 
-  /// Meshes the cell brick at position `at` of cell_bricks_ (all before it are done).
+  // --- slabs ----------------------------------------------------------------
+  /// Cuts the x planes of cell bricks (top_x_ down to bottom_x_) into slabs.
+  void plan_slabs();
+  std::int64_t slab_top(std::size_t s) const { return top_x_ - static_cast<std::int64_t>(s) * slab_planes_; }
+  std::int64_t slab_bottom(std::size_t s) const { return std::max(bottom_x_, slab_top(s) - slab_planes_ + 1); }
+  /// With several threads, the planes whose signs two slabs read (a slab's top plane
+  /// and the one above it, except for the first slab) are found before any slab
+  /// starts; every other plane by the one slab that reads it.
+  bool shared_sign_plane(std::int64_t x) const;
+  /// Meshes slab s into slab.out (or, with `into_result`, into the result). `all_signs`:
+  /// also find the signs of the planes shared_sign_plane names (one thread).
+  void mesh_slab(std::size_t s, bool into_result, bool all_signs);
+  /// Appends slab s's vertices and triangles to the result.
+  void append_slab(SlabOutput& slab);
+  /// The result's index of vertex `ref` of an item slab s kept aside from cell brick `brick`.
+  std::uint32_t resolve(std::size_t s, const Coord& brick, const VertexRef& ref) const;
+  /// Makes the kept-aside quads and cells of every slab, in slab order.
+  void finish_kept();
+
+  /// Meshes the cell brick at position `at` of the slab's cell_bricks (all before it are done).
   void mesh_cell_brick(std::size_t at);
   /// The meshers' part of mesh_cell_brick, after the gather (surface_nets.cpp,
   /// marching_cubes.cpp).
@@ -191,7 +284,7 @@ class BrickMesher {
 
   /// Appends the cell bricks of x plane x whose cells' corners (local 0..8: the
   /// brick and the lowest node layers of the bricks above) have both signs, in
-  /// descending (y, z) order, to cell_bricks_ and position_grid_ (lookup_ grids).
+  /// descending (y, z) order, to the slab's cell_bricks and position_grid_ (lookup_ grids).
   void plan_plane(std::int64_t x);
 
   /// Those cell bricks over the whole grid, in descending order, for grids without
@@ -232,8 +325,8 @@ class BrickMesher {
     });
   }
 
-  /// Position in cell_bricks_ of the brick at c + offset, or -1 when it was skipped;
-  /// by search, for grids without position_grid_.
+  /// Position in the slab's cell_bricks of the brick at c + offset, or -1 when it was
+  /// skipped; by search, for grids without position_grid_.
   std::ptrdiff_t search_position(const Coord& c, int dx, int dy, int dz) const;
 
   static constexpr std::size_t table_index(int x, int y, int z) {
@@ -242,12 +335,33 @@ class BrickMesher {
 
   static std::ptrdiff_t table_stride(int axis) { return axis == 0 ? 1 : (axis == 1 ? kTable : kTable * kTable); }
 
+  /// Surface nets: cell (s, t) around the edge from table position p along `axis`
+  /// (see edge_quad_vertices).
+  static std::array<int, 3> quad_cell(int axis, std::array<int, 3> p, int s, int t) {
+    p[static_cast<std::size_t>((axis + 1) % 3)] -= 1 - s;
+    p[static_cast<std::size_t>((axis + 2) % 3)] -= 1 - t;
+    return p;
+  }
+  /// Manifold surface nets: the piece of cell q's surface that its edge `edge` belongs to.
+  std::uint32_t piece_of_edge(const std::array<int, 3>& q, int edge) const;
+  /// Keeps aside the quad of the edge from p along `axis` of cell brick c (at x = 8
+  /// while defer_x8_), or the triangles of marching-cubes cell (x, y, z) (at x = 7),
+  /// making the cell's loop centres now. Out of line: rare, and kept out of the loops
+  /// that inline the common case.
+  [[gnu::noinline]] void keep_quad(const Coord& c, int axis, const std::array<int, 3>& p, bool lower_end_inside);
+  [[gnu::noinline]] void keep_cell(const Coord& c, int x, int y, int z, std::ptrdiff_t n, unsigned pattern);
+  /// The vertex (entry of channel `channel`) of table position (x, y, z), plus
+  /// `piece`: from table_, or at x = 8 of a brick that keeps items aside (defer_x8_),
+  /// from the face saved by the brick above.
+  VertexRef vertex_ref(std::size_t channel, int x, int y, int z, std::uint32_t piece) const;
+
   /// The saved shell (channels x kShellSize) of the cell brick at position `at`, which
   /// lies in the current x plane or the one above.
   const std::uint32_t* shell_of(std::size_t at, std::size_t channels) const;
 
   /// Copies, for each channel, entries at local 8 on some axis from the shells of the
-  /// bricks above into table (channel-major, 9^3 each).
+  /// bricks above into table (channel-major, 9^3 each). Leaves out those of the slab
+  /// above (at x = 8) while defer_x8_.
   void fill_from_above(std::size_t at, std::size_t channels, std::vector<std::uint32_t>& table) const;
 
   /// Saves the entries at local 0 on some axis, as whole faces x = 0, y = 0, z = 0.
@@ -264,10 +378,12 @@ class BrickMesher {
     }
   }
 
+  std::size_t channels() const { return options_.mesher == Mesher::surface_nets ? 1 : 3; }
+
   const Grid<S>& grid_;
   ContourOptions options_;
   // The arrays below that grow with the grid live in the caller's scratch (see
-  // ContourScratch::Arrays).
+  // ContourScratch::Arrays) and are shared by every thread's mesher.
   std::vector<RowBits>& stored_rows_;  // per stored slot
   std::vector<SignSets>& stored_signs_;
   // Brick slots and signs over the bricks' extent, x fastest, when that box is small
@@ -276,9 +392,25 @@ class BrickMesher {
   Coord lookup_lo_{}, lookup_size_{}, lookup_steps_{};
   std::array<std::ptrdiff_t, 8> lookup_above_{};  // lookup_ offset of the brick at corner offset d from a brick
   std::array<std::size_t, 27> lookup_around_{};    // lookup_ offset of source d (see sources_around) from source 0
-  std::vector<Coord>& cell_bricks_;
-  // With lookup_: position in cell_bricks_ (or -1) of each brick of the lookup box.
+  // Grids without lookup_: every cell brick to mesh, in descending order.
+  std::vector<Coord>& planned_bricks_;
+  // With lookup_: position in its slab's cell_bricks (or -1) of each brick of the lookup box.
   std::vector<std::int32_t>& position_grid_;
+  std::vector<SlabOutput>& slabs_;
+  // x planes of cell bricks from top_x_ down to bottom_x_, slab_planes_ to a slab.
+  std::int64_t top_x_ = 0, bottom_x_ = 0, slab_planes_ = 1;
+  std::size_t slab_count_ = 0;
+  MeshOut* result_;  // the output of the call: out_storage_ of the first mesher
+  ContourScratch::Arrays* arrays_;
+
+  // This thread's working arrays and the slab it meshes.
+  SlabOutput* slab_ = nullptr;
+  MeshOut* out_ = nullptr;  // where the slab's vertices and triangles go
+  // Bricks of this x plane keep aside what needs the slab above (its top plane, but
+  // for the first slab).
+  static constexpr std::int64_t kNoPlane = std::numeric_limits<std::int64_t>::max();
+  std::int64_t kept_plane_ = kNoPlane;
+  bool defer_x8_ = false;  // the brick being meshed lies in kept_plane_
   // Shells (vertex indices at local 0 on some axis, see save_shell) of the cell bricks
   // in the current x plane [0] and the plane before [1], by position - plane_first_;
   // bricks further up are never read again, so two planes' buffers are reused.
@@ -292,7 +424,7 @@ class BrickMesher {
   std::array<std::uint8_t, 64> mixed_{};       // per own cell row (y + 8 z), see gather
   std::uint64_t mixed_rows_ = 0;               // bit y + 8 z: mixed_[y + 8 z] != 0
   std::array<std::ptrdiff_t, 8> steps_{};
-  MeshOut out_;
+  MeshOut out_storage_;  // the first mesher's: the result
 };
 
 }  // namespace distgrid::detail::meshing
@@ -303,9 +435,10 @@ struct ContourScratch::Arrays {
   std::vector<detail::meshing::RowBits> stored_rows;
   std::vector<detail::meshing::SignSets> stored_signs;
   std::vector<detail::meshing::LookupEntry> lookup;
-  std::vector<detail::meshing::Coord> cell_bricks;
+  std::vector<detail::meshing::Coord> planned_bricks;
   std::vector<std::int32_t> position_grid;
-  std::array<std::vector<std::uint32_t>, 2> plane_shells;
+  std::vector<detail::meshing::SlabOutput> slabs;
+  std::vector<std::array<std::vector<std::uint32_t>, 2>> plane_shells;  // per thread
 };
 
 }  // namespace distgrid

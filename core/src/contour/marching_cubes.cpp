@@ -21,7 +21,8 @@ void BrickMesher<S>::marching_cubes_brick(std::size_t at) {
     }
     return offsets;
   }();
-  const Coord& c = cell_bricks_[at];
+  const Coord& c = slab_->cell_bricks[at];
+  MeshOut& out = *out_;
   table_.resize(3 * 729);
   // Vertices of the edges starting at own nodes 0..7, in z, y, x, axis order.
   for (int z = 0; z < 8; ++z)
@@ -36,12 +37,16 @@ void BrickMesher<S>::marching_cubes_brick(std::size_t at) {
         for (int axis = 0; axis < 3; ++axis)
           if ((changes[static_cast<std::size_t>(axis)] >> x) & 1u)
             table_[static_cast<std::size_t>(axis) * 729 + table_index(x, y, z)] =
-                add_edge_vertex(block_, n, axis, global, grid_.h(), out_);
+                add_edge_vertex(block_, n, axis, global, grid_.h(), out);
       });
     }
   save_shell(at, 3, table_);
   fill_from_above(at, 3, table_);
   for_each_mixed_cell([&](int x, int y, int z, std::ptrdiff_t n, unsigned pattern) {
+    if (x == 7 && defer_x8_) {  // edges at x = 8 belong to the slab above: triangles later
+      keep_cell(c, x, y, z, n, pattern);
+      return;
+    }
     add_cell_triangles(
         pattern,
         [&, cell = table_.data() + table_index(x, y, z)](int edge) {
@@ -49,13 +54,34 @@ void BrickMesher<S>::marching_cubes_brick(std::size_t at) {
         },
         [&](int piece) {
           const Coord global{c[0] * 8 + x, c[1] * 8 + y, c[2] * 8 + z};
-          return add_piece_vertex(block_, n, pattern, global, kCellCases[pattern], piece, grid_.h(), steps_, out_);
+          return add_piece_vertex(block_, n, pattern, global, kCellCases[pattern], piece, grid_.h(), steps_, out);
         },
-        out_, out_.result.split_cells);
+        out, out.result.split_cells);
   });
+}
+
+template <class S>
+void BrickMesher<S>::keep_cell(const Coord& c, int x, int y, int z, std::ptrdiff_t n, unsigned pattern) {
+  MeshOut& out = *out_;
+  KeptCell kept{c, pattern, {}, {}};
+  const CellCase& cell = kCellCases[pattern];
+  if (cell.loop_count > 1) ++out.result.split_cells;
+  for_each_bit(kCrossingEdges[pattern], [&](int edge) {
+    const int base = kEdgeCorners[static_cast<std::size_t>(edge)][0];
+    kept.edges[static_cast<std::size_t>(edge)] = vertex_ref(static_cast<std::size_t>(edge / 4), x + corner_offset(base, 0),
+                                                            y + corner_offset(base, 1), z + corner_offset(base, 2), 0);
+  });
+  // The centres now, in loop order, as add_cell_triangles would make them.
+  const Coord global{c[0] * 8 + x, c[1] * 8 + y, c[2] * 8 + z};
+  for (int loop = 0; loop < cell.loop_count; ++loop)
+    if (cell.loop_needs_centre[static_cast<std::size_t>(loop)])
+      kept.centres[static_cast<std::size_t>(loop)] = add_piece_vertex(block_, n, pattern, global, cell, loop, grid_.h(), steps_, out);
+  slab_->cells.push_back(kept);
 }
 
 template void BrickMesher<float>::marching_cubes_brick(std::size_t);
 template void BrickMesher<double>::marching_cubes_brick(std::size_t);
+template void BrickMesher<float>::keep_cell(const Coord&, int, int, int, std::ptrdiff_t, unsigned);
+template void BrickMesher<double>::keep_cell(const Coord&, int, int, int, std::ptrdiff_t, unsigned);
 
 }  // namespace distgrid::detail::meshing

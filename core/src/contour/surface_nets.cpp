@@ -13,23 +13,24 @@ namespace distgrid::detail::meshing {
 
 template <class S>
 void BrickMesher<S>::surface_nets_brick(std::size_t at) {
-  const Coord& c = cell_bricks_[at];
+  const Coord& c = slab_->cell_bricks[at];
   const bool split = options_.manifold;
+  MeshOut& out = *out_;
   table_.resize(729);
   // Vertices of own cells (block local = cell local + 1).
   for_each_mixed_cell([&](int x, int y, int z, std::ptrdiff_t n, unsigned pattern) {
     const Coord global{c[0] * 8 + x, c[1] * 8 + y, c[2] * 8 + z};
     if (split) {
       const CellCase& cell = manifold_case_at(x, y, z, pattern);
-      if (cell.loop_count > 1) ++out_.result.split_cells;
-      table_[table_index(x, y, z)] = add_cell_vertices(block_, n, pattern, global, cell, split, grid_.h(), steps_, out_);
+      if (cell.loop_count > 1) ++out.result.split_cells;
+      table_[table_index(x, y, z)] = add_cell_vertices(block_, n, pattern, global, cell, split, grid_.h(), steps_, out);
       return;
     }
-    out_.result.split_cells += kSplitPatterns[pattern];
+    out.result.split_cells += kSplitPatterns[pattern];
     cell_queue_.push(table_index(x, y, z), {n, pattern, global});
-    if (cell_queue_.full()) cell_queue_.flush(block_, grid_.h(), out_, table_);
+    if (cell_queue_.full()) cell_queue_.flush(block_, grid_.h(), out, table_);
   });
-  cell_queue_.flush(block_, grid_.h(), out_, table_);
+  cell_queue_.flush(block_, grid_.h(), out, table_);
   save_shell(at, 1, table_);
   fill_from_above(at, 1, table_);
   // Quads of owned edges: start at 0..7 along the axis, 1..8 on the other two.
@@ -62,29 +63,54 @@ void BrickMesher<S>::surface_nets_brick(std::size_t at) {
       const unsigned here = block_row(y + 1, z + 1);
       for_each_bit(crossing[static_cast<std::size_t>(row)], [&](int x) {
         const bool lower_end_inside = ((here >> (x + 1)) & 1u) != 0;
-        if (!split) {
-          const std::uint32_t* edge = table_.data() + table_index(x, y, z);
-          add_edge_quad(lower_end_inside, {edge[around[0]], edge[around[1]], edge[around[2]], edge[around[3]]}, out_);
+        if (x == 8 && defer_x8_) {  // cells at x = 8 belong to the slab above (axes y and z only)
+          keep_quad(c, axis, {x, y, z}, lower_end_inside);
           return;
         }
-        const std::array<int, 3> p{x, y, z};
+        if (!split) {
+          const std::uint32_t* edge = table_.data() + table_index(x, y, z);
+          add_edge_quad(lower_end_inside, {edge[around[0]], edge[around[1]], edge[around[2]], edge[around[3]]}, out);
+          return;
+        }
         add_edge_quad(
             axis, lower_end_inside,
             [&](int s, int t, int edge) {
-              std::array<int, 3> q = p;
-              q[static_cast<std::size_t>(u)] -= 1 - s;
-              q[static_cast<std::size_t>(v)] -= 1 - t;
-              const std::uint32_t base = table_[table_index(q[0], q[1], q[2])];
-              const CellCase& cell = manifold_case_at(q[0], q[1], q[2], pattern_at(q[0], q[1], q[2]));
-              return base + static_cast<std::uint32_t>(cell.piece_of_edge[static_cast<std::size_t>(edge)]);
+              const std::array<int, 3> q = quad_cell(axis, {x, y, z}, s, t);
+              return table_[table_index(q[0], q[1], q[2])] + piece_of_edge(q, edge);
             },
-            out_);
+            out);
       });
     }
   }
 }
 
+template <class S>
+std::uint32_t BrickMesher<S>::piece_of_edge(const std::array<int, 3>& q, int edge) const {
+  const CellCase& cell = manifold_case_at(q[0], q[1], q[2], pattern_at(q[0], q[1], q[2]));
+  return static_cast<std::uint32_t>(cell.piece_of_edge[static_cast<std::size_t>(edge)]);
+}
+
+template <class S>
+void BrickMesher<S>::keep_quad(const Coord& c, int axis, const std::array<int, 3>& p, bool lower_end_inside) {
+  slab_->quads.push_back({c, lower_end_inside, edge_quad_vertices(axis, [&](int s, int t, int edge) {
+                            const std::array<int, 3> q = quad_cell(axis, p, s, t);
+                            return vertex_ref(0, q[0], q[1], q[2], options_.manifold ? piece_of_edge(q, edge) : 0);
+                          })});
+}
+
+template <class S>
+VertexRef BrickMesher<S>::vertex_ref(std::size_t channel, int x, int y, int z, std::uint32_t piece) const {
+  if (x == 8 && defer_x8_)
+    return VertexRef::above(y >> 3, z >> 3, static_cast<std::uint32_t>(channel * 64) + static_cast<std::uint32_t>((y & 7) + 8 * (z & 7)),
+                            piece);
+  return VertexRef::own(table_[channel * 729 + table_index(x, y, z)] + piece);
+}
+
 template void BrickMesher<float>::surface_nets_brick(std::size_t);
 template void BrickMesher<double>::surface_nets_brick(std::size_t);
+template void BrickMesher<float>::keep_quad(const Coord&, int, const std::array<int, 3>&, bool);
+template void BrickMesher<double>::keep_quad(const Coord&, int, const std::array<int, 3>&, bool);
+template VertexRef BrickMesher<float>::vertex_ref(std::size_t, int, int, int, std::uint32_t) const;
+template VertexRef BrickMesher<double>::vertex_ref(std::size_t, int, int, int, std::uint32_t) const;
 
 }  // namespace distgrid::detail::meshing

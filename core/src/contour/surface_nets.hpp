@@ -374,13 +374,14 @@ inline constexpr std::array<std::array<std::array<std::uint8_t, 6>, 2>, 2> kQuad
   out.add_triangle(around[corner[3]], around[corner[4]], around[corner[5]]);
 }
 
-/// The quad for a sign-changing grid edge from node p along `axis`. vertex_of(cell,
-/// edge) gives the vertex of cell (offset (s, t) in (u, v) = (axis+1, axis+2) from
-/// p - e_u - e_v) that belongs to that cell's edge id.
+/// The vertices around a sign-changing grid edge from node p along `axis`, in
+/// add_edge_quad's order: vertex_of(s, t, edge) gives the vertex of cell (offset
+/// (s, t) in (u, v) = (axis+1, axis+2) from p - e_u - e_v) that belongs to that
+/// cell's edge id.
 template <class VertexOf>
-inline void add_edge_quad(int axis, bool lower_end_inside, VertexOf&& vertex_of, MeshOut& out) {
+inline auto edge_quad_vertices(int axis, VertexOf&& vertex_of) {
   const int u = (axis + 1) % 3, v = (axis + 2) % 3;
-  std::array<std::uint32_t, 4> around{};  // cells (0,0), (1,0), (1,1), (0,1) in (u, v)
+  std::array<decltype(vertex_of(0, 0, 0)), 4> around{};  // cells (0,0), (1,0), (1,1), (0,1) in (u, v)
   constexpr int offsets[4][2] = {{0, 0}, {1, 0}, {1, 1}, {0, 1}};
   for (std::size_t k = 0; k < 4; ++k) {
     const int s = offsets[k][0], t = offsets[k][1];
@@ -389,7 +390,14 @@ inline void add_edge_quad(int axis, bool lower_end_inside, VertexOf&& vertex_of,
     const int edge = u < v ? cell_edge(axis, on_u, on_v) : cell_edge(axis, on_v, on_u);
     around[k] = vertex_of(s, t, edge);
   }
-  add_edge_quad(lower_end_inside, around, out);
+  return around;
+}
+
+/// The quad for a sign-changing grid edge from node p along `axis`, from the
+/// vertices edge_quad_vertices finds.
+template <class VertexOf>
+inline void add_edge_quad(int axis, bool lower_end_inside, VertexOf&& vertex_of, MeshOut& out) {
+  add_edge_quad(lower_end_inside, edge_quad_vertices(axis, vertex_of), out);
 }
 
 }  // namespace distgrid::detail::meshing

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <exception>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -20,16 +21,18 @@ inline unsigned resolve_thread_count(unsigned requested) noexcept {
   return hw == 0 ? 1 : hw;
 }
 
-/// Calls body(begin, end) on chunks of [0, count) from up to `threads` threads
-/// (0: all hardware threads; the calling thread is one of them), after each chunk
-/// calls on_chunk_done(items done so far) under a lock, and on_worker_exit() on
-/// each extra thread before it ends (for per-thread caches of libraries). The
-/// first exception thrown by a body is rethrown after all threads stop; a
-/// requested interrupt (interrupt.hpp) stops the loop between chunks with
+/// Calls body(state, begin, end) on chunks of [0, count) from up to `threads` threads
+/// (0: all hardware threads; the calling thread is one of them), where `state` is
+/// the calling thread's own, made by make_state(worker) on that thread before its
+/// first chunk (worker 0 is the calling thread, the others 1, 2, ...). After each
+/// chunk it calls on_chunk_done(items done so far) under a lock, and on_worker_exit()
+/// on each extra thread before it ends (for per-thread caches of libraries). The
+/// first exception thrown by make_state or a body is rethrown after all threads stop;
+/// a requested interrupt (interrupt.hpp) stops the loop between chunks with
 /// Error(interrupted).
-template <class Body, class OnChunkDone, class OnWorkerExit>
-void parallel_chunks(std::size_t count, unsigned threads, std::size_t chunk, Body&& body,
-                     OnChunkDone&& on_chunk_done, OnWorkerExit&& on_worker_exit) {
+template <class MakeState, class Body, class OnChunkDone, class OnWorkerExit>
+void parallel_chunks_with_state(std::size_t count, unsigned threads, std::size_t chunk, MakeState&& make_state,
+                                Body&& body, OnChunkDone&& on_chunk_done, OnWorkerExit&& on_worker_exit) {
   if (count == 0) return;
   chunk = std::max<std::size_t>(chunk, 1);
   const std::size_t chunks = (count + chunk - 1) / chunk;
@@ -40,7 +43,9 @@ void parallel_chunks(std::size_t count, unsigned threads, std::size_t chunk, Bod
   std::exception_ptr error;
   std::mutex mutex;
   std::size_t done = 0;
-  auto work = [&] {
+  auto work = [&](unsigned worker) {
+    using State = decltype(make_state(worker));
+    std::optional<State> state;
     for (;;) {
       if (failed.load(std::memory_order_relaxed)) return;
       const std::size_t c = next.fetch_add(1);
@@ -48,7 +53,8 @@ void parallel_chunks(std::size_t count, unsigned threads, std::size_t chunk, Bod
       const std::size_t begin = c * chunk, end = std::min(count, begin + chunk);
       try {
         throw_if_interrupted();
-        body(begin, end);
+        if (!state) state.emplace(make_state(worker));
+        body(*state, begin, end);
       } catch (...) {
         std::lock_guard<std::mutex> lock(mutex);
         if (!error) error = std::current_exception();
@@ -61,19 +67,30 @@ void parallel_chunks(std::size_t count, unsigned threads, std::size_t chunk, Bod
     }
   };
   if (workers <= 1) {
-    work();
+    work(0);
   } else {
     std::vector<std::thread> pool;
     pool.reserve(workers - 1);
     for (unsigned t = 1; t < workers; ++t)
-      pool.emplace_back([&] {
-        work();
+      pool.emplace_back([&, t] {
+        work(t);
         on_worker_exit();
       });
-    work();
+    work(0);
     for (std::thread& t : pool) t.join();
   }
   if (error) std::rethrow_exception(error);
+}
+
+/// Calls body(begin, end) on chunks of [0, count), as parallel_chunks_with_state
+/// without a state.
+template <class Body, class OnChunkDone, class OnWorkerExit>
+void parallel_chunks(std::size_t count, unsigned threads, std::size_t chunk, Body&& body,
+                     OnChunkDone&& on_chunk_done, OnWorkerExit&& on_worker_exit) {
+  parallel_chunks_with_state(
+      count, threads, chunk, [](unsigned) { return 0; },
+      [&](int, std::size_t begin, std::size_t end) { body(begin, end); }, std::forward<OnChunkDone>(on_chunk_done),
+      std::forward<OnWorkerExit>(on_worker_exit));
 }
 
 template <class Body, class OnChunkDone>
