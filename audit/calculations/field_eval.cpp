@@ -1,22 +1,11 @@
-// field.eval: the compiled formula itself, for float and double storage (the
-// storage only decides the type a density map's values are kept in).
-//
-// Implementation under test: Field<S>::eval<double> and Field<S>::eval_batch
-// (the bake's path). Reference: Field<S>::eval<HighPrecision>, the same formula
-// with the same data in MPFR (the formula is its own definition; DESIGN.md
-// allows this one call into core). Formulas: the run's default parts (CSG,
-// rotation, translation, offset, gyroid with a density map) and two of the
-// audit's own that the parts lack: a centred shell of a scaled intersection of a
-// union (capsule, rotated cylinder) with a half-space, and a uniform gyroid cut
-// by a rotated torus. Errors in h and in ulps of the reference with its magnitude
-// raised to band h, as for every distance. `mismatches`: inputs where eval_batch
-// does not return eval<double>'s bits.
 #include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <optional>
+#include <memory>
 #include <string>
+#include <utility>
+#include <variant>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -24,17 +13,41 @@
 #include "calculations.hpp"
 #include "distgrid/audit/high_precision.hpp"
 #include "distgrid/audit/input_rng.hpp"
-#include "distgrid/audit/parallel.hpp"
-#include "distgrid/audit/report.hpp"
-#include "distgrid/error.hpp"
 #include "distgrid/field_json.hpp"
 #include "part_inputs.hpp"
+#include "stratified.hpp"
 
-namespace distgrid::audit::runs {
+namespace distgrid::audit::calcs {
+
+namespace {
+struct FieldEval;  // the measurement, below
+}  // namespace
+
+Calculation field_eval() {
+  return {
+      .id = "field.eval",
+      .title = "The compiled formula",
+      .declared = PrecisionClass::bits64,
+      .sources = {{"core/include/distgrid/field_nodes.hpp", "Field<S>::eval_node"},
+                  {"core/src/field.cpp", "Field<S>::eval_batch"}},
+      .formula = "the formula's tree evaluated in double: primitives' exact distances, min / max for CSG, offsets and "
+                 "shells, transforms of the point, the gyroid wall",
+      .inputs = "per formula (the default parts and two of the audit's own: a shell of scaled CSG, a uniform gyroid "
+                "in a rotated torus): uniform in the box, near the surface (|f| < h), on nodes in the band, and the "
+                "formula translated ~5e5 h from the origin",
+      .implementation = "Field<S>::eval<double> and Field<S>::eval_batch",
+      .reference = "Field<S>::eval<HighPrecision>: the same formula and data in MPFR (the formula is its own "
+                   "definition)",
+      .errors = "error: eval<double> vs high precision, in h and in ulps of the reference with its magnitude raised "
+                "to band h; mismatches: inputs where eval_batch's bits differ from eval<double>'s. No stored values "
+                "or method: no split.",
+      .run = &run_stratified<FieldEval>,
+      .replay = &replay_stratified<FieldEval>,
+  };
+}
 
 namespace {
 
-constexpr std::string_view kId = "field.eval";
 using nlohmann::json;
 
 json vec(double x, double y, double z) { return json::array({x, y, z}); }
@@ -69,250 +82,188 @@ std::vector<std::pair<std::string, json>> own_formulas() {
   return {{"shell_csg", shell}, {"gyroid_uniform", gyroid}};
 }
 
-enum class Stratum { uniform, near_surface, node, far };
+enum class Kind { uniform, near_surface, node, far };
 
-struct StratumSpec {
-  Stratum kind;
-  const char* name;
-  const char* description;
-  Placement where;
-};
+using AnyField = std::variant<const Field<float>*, const Field<double>*>;
 
-constexpr StratumSpec kStrata[] = {
-    {Stratum::uniform, "uniform", "uniform in the formula's box widened by (band + 1) h", Placement::origin},
-    {Stratum::near_surface, "near_surface", "uniform in the box, kept where |f| < h: where the result cancels",
-     Placement::origin},
-    {Stratum::node, "node", "a point with |f| < band h moved to its nearest node i h: what the bake evaluates",
-     Placement::origin},
-    {Stratum::far, "far", "a point with |f| < band h of the formula translated by about 5e5 h per axis",
-     Placement::far},
-};
-
-/// One formula at one placement, compiled for the storages the run wants.
+/// One formula at one placement: the formula with its data in double (drawing
+/// and the reference), the box points are drawn in, and the formula as each run
+/// storage compiles it.
 struct Formula {
   std::string name;
-  const Field<double>* exact = nullptr;  // drawing
-  const Field<float>* as_float = nullptr;
-  const Field<double>* as_double = nullptr;
+  const Field<double>* exact = nullptr;
   Box box;
+  std::vector<AnyField> storages;
 };
 
-/// Owns the audit's own formulas, compiled at both placements.
-struct OwnFormulas {
-  std::vector<std::string> names;
-  std::vector<std::array<std::optional<Field<float>>, 2>> floats;
-  std::vector<std::array<std::optional<Field<double>>, 2>> doubles;
+/// One of the audit's own formulas, compiled at a placement for each storage type.
+struct OwnFormula {
+  Field<float> as_float;
+  Field<double> as_double;
 };
-
-OwnFormulas compile_own(const RunSettings& s) {
-  OwnFormulas out;
-  for (const auto& [name, spec] : own_formulas()) {
-    out.names.push_back(name);
-    out.floats.emplace_back();
-    out.doubles.emplace_back();
-    for (Placement where : {Placement::origin, Placement::far}) {
-      json placed = spec;
-      if (where == Placement::far)
-        placed = {{"type", "translate"},
-                  {"by", vec(kFarOffsetVoxels[0] * s.h, kFarOffsetVoxels[1] * s.h, kFarOffsetVoxels[2] * s.h)},
-                  {"shape", spec}};
-      const auto w = static_cast<std::size_t>(where);
-      out.floats.back()[w].emplace(compile_field<float>(placed));
-      out.doubles.back()[w].emplace(compile_field<double>(placed));
-    }
-  }
-  return out;
-}
-
-Box widened_bounds(const Field<double>& field, const RunSettings& s, const std::string& name) {
-  Box box = field.bounds();
-  if (!box.finite() || box.empty())
-    throw Error(ErrorCode::nobox, "formula " + name + " has no finite box to draw points in");
-  for (std::size_t a = 0; a < 3; ++a) {
-    box.lo[a] -= (s.band + 1) * s.h;
-    box.hi[a] += (s.band + 1) * s.h;
-  }
-  return box;
-}
-
-/// Every formula of the run at a placement: the default parts, then the audit's own.
-std::vector<Formula> formulas_at(RunContext& context, OwnFormulas& own, Placement where) {
-  const RunSettings& s = context.settings();
-  std::vector<Formula> out;
-  for (std::size_t p = 0; p < context.part_count(); ++p) {
-    PartSubject& part = context.part(p);
-    Formula f{part.part().name, &part.field<double>(where), nullptr, nullptr, {}};
-    if (context.wants(Storage::float32)) f.as_float = &part.field<float>(where);
-    if (context.wants(Storage::float64)) f.as_double = &part.field<double>(where);
-    f.box = widened_bounds(*f.exact, s, f.name);
-    out.push_back(f);
-  }
-  const auto w = static_cast<std::size_t>(where);
-  for (std::size_t n = 0; n < own.names.size(); ++n) {
-    Formula f{own.names[n], &*own.doubles[n][w], &*own.floats[n][w], &*own.doubles[n][w], {}};
-    f.box = widened_bounds(*f.exact, s, f.name);
-    out.push_back(f);
-  }
-  return out;
-}
-
-Point generate_input(const StratumSpec& stratum, const Formula& formula, double h, double band_width,
-                     std::uint64_t seed, std::uint64_t index, bool& fallback) {
-  InputRng rng(seed, kId, stratum.name, index);
-  switch (stratum.kind) {
-    case Stratum::uniform: return draw_point(rng, formula.box);
-    case Stratum::near_surface:
-      return draw_where(rng, *formula.exact, formula.box, 4000, fallback, [&](double f) { return std::fabs(f) < h; });
-    case Stratum::node: {
-      Point p = draw_where(rng, *formula.exact, formula.box, 2000, fallback,
-                           [&](double f) { return std::fabs(f) < band_width; });
-      for (double& x : p) x = nearest_multiple(x, h);
-      return p;
-    }
-    case Stratum::far:
-      return draw_where(rng, *formula.exact, formula.box, 2000, fallback,
-                        [&](double f) { return std::fabs(f) < band_width; });
-  }
-  return {};
-}
-
-struct Outcome {
-  Point p{};
-  bool fallback = false;
-  std::array<ErrorValue, 2> error;  // by Storage
-};
-
-template <class S>
-ErrorValue measure_storage(const Field<S>& field, const Point& p, double h, double band_width) {
-  const double core = field.template eval<double>(p[0], p[1], p[2]);
-  const HighPrecision exact =
-      field.template eval<HighPrecision>(HighPrecision(p[0]), HighPrecision(p[1]), HighPrecision(p[2]));
-  return distance_error(HighPrecision(core), exact, h, band_width);
-}
-
-Outcome measure(const Formula& f, const Point& p, double h, double band_width) {
-  Outcome out;
-  out.p = p;
-  if (f.as_float) out.error[0] = measure_storage(*f.as_float, p, h, band_width);
-  if (f.as_double) out.error[1] = measure_storage(*f.as_double, p, h, band_width);
-  return out;
-}
 
 /// Inputs (by index) where eval_batch's bits differ from eval<double>'s.
 template <class S>
-std::vector<std::size_t> batch_differences(const Field<S>& field, const std::vector<Outcome>& outcomes) {
-  std::vector<double> x, y, z, batch(outcomes.size());
-  for (const Outcome& o : outcomes) {
-    x.push_back(o.p[0]);
-    y.push_back(o.p[1]);
-    z.push_back(o.p[2]);
+std::size_t batch_differences(const Field<S>& field, std::span<const Point> points) {
+  std::vector<double> x, y, z, batch(points.size());
+  for (const Point& p : points) {
+    x.push_back(p[0]);
+    y.push_back(p[1]);
+    z.push_back(p[2]);
   }
   FieldScratch scratch;
   field.eval_batch(x, y, z, batch, scratch);
-  std::vector<std::size_t> differ;
-  for (std::size_t n = 0; n < outcomes.size(); ++n) {
+  std::size_t differ = 0;
+  for (std::size_t n = 0; n < points.size(); ++n) {
     const double one = field.template eval<double>(x[n], y[n], z[n]);
-    if (std::memcmp(&one, &batch[n], sizeof(double)) != 0) differ.push_back(n);
+    if (std::memcmp(&one, &batch[n], sizeof(double)) != 0) ++differ;
   }
   return differ;
 }
 
-InputRecord point_record(std::uint64_t seed, const char* generator, std::uint64_t index, const std::string& formula,
-                         const Point& p) {
-  return {seed, generator, index, formula, {{"x", hex_float(p[0])}, {"y", hex_float(p[1])}, {"z", hex_float(p[2])}}};
-}
+struct FieldEval {
+  static constexpr std::string_view id = "field.eval";
+  static constexpr Generator<Kind> kGenerators[] = {
+      {Kind::uniform, "uniform", "uniform in the formula's box widened by (band + 1) h"},
+      {Kind::near_surface, "near_surface", "uniform in the box, kept where |f| < h: where the result cancels"},
+      {Kind::node, "node", "a point with |f| < band h moved to its nearest node i h: what the bake evaluates"},
+      {Kind::far, "far", "a point with |f| < band h of the formula translated by about 5e5 h per axis",
+       Placement::far},
+  };
+  using Subject = Formula;
+  using Input = Point;
+  struct Outcome {
+    std::vector<StorageErrors> by_storage;
+  };
 
-}  // namespace
+  const RunSettings& settings;
+  double h, band;
+  /// The audit's own formulas (the nodes no default part uses), by formula and placement.
+  std::vector<std::array<std::unique_ptr<OwnFormula>, 2>> own;
 
-std::vector<CalculationResult> run_field_eval(RunContext& context) {
-  const RunSettings& settings = context.settings();
-  const double band_width = settings.band * settings.h;
-  OwnFormulas own = compile_own(settings);
-  std::array<std::vector<Formula>, 2> formulas{formulas_at(context, own, Placement::origin),
-                                               formulas_at(context, own, Placement::far)};
-  std::array<CalculationResult, 2> results;
-  std::array<json, 2> tables{json::array(), json::array()};
-  std::array<std::uint64_t, 2> batch_mismatches{0, 0};
-  for (CalculationResult& r : results) {
-    r.error = ErrorStats(true, false);
-    for (const StratumSpec& stratum : kStrata) r.strata.push_back({stratum.name, stratum.description, 0, 0});
-  }
-  for (std::size_t fi = 0; fi < formulas[0].size(); ++fi) {
-    for (std::size_t si = 0; si < std::size(kStrata); ++si) {
-      const StratumSpec& stratum = kStrata[si];
-      const Formula& formula = formulas[static_cast<std::size_t>(stratum.where)][fi];
-      const std::size_t count = settings.inputs;
-      const InputRange range = context.shard_inputs(count);
-      std::vector<Outcome> outcomes(range.size());
-      context.progress().begin(std::string(kId) + " " + formula.name + " " + stratum.name, range.size());
-      parallel_for(range.size(), context.threads(), context.progress(), [&](std::size_t k) {
-        bool fallback = false;
-        const Point p =
-            generate_input(stratum, formula, settings.h, band_width, settings.seed, range.first + k, fallback);
-        outcomes[k] = measure(formula, p, settings.h, band_width);
-        outcomes[k].fallback = fallback;
-      });
-      context.progress().end();
-      for (Storage storage : settings.storages) {
-        const auto s = static_cast<std::size_t>(storage);
-        CalculationResult& r = results[s];
-        const std::vector<std::size_t> differ = s == 0 ? batch_differences(*formula.as_float, outcomes)
-                                                       : batch_differences(*formula.as_double, outcomes);
-        batch_mismatches[s] += differ.size();
-        double most_h = 0, most_ulps = 0;
-        r.begin_unit(count);
-        for (std::size_t k = 0; k < range.size(); ++k) {
-          const std::size_t n = range.first + k;
-          const Outcome& o = outcomes[k];
-          r.error.add(o.error[s], [&] { return point_record(settings.seed, stratum.name, n, formula.name, o.p); });
-          r.strata[si].fallbacks += o.fallback ? 1 : 0;
-          most_h = std::fmax(most_h, *o.error[s].h);
-          most_ulps = std::fmax(most_ulps, o.error[s].ulps);
-        }
-        r.strata[si].count += range.size();
-        tables[s].push_back({{"formula", formula.name},
-                             {"generator", stratum.name},
-                             {"count", range.size()},
-                             {"max_h", finite_or_null(most_h)},
-                             {"max_ulps", finite_or_null(most_ulps)},
-                             {"batch_differs", differ.size()}});
+  explicit FieldEval(RunContext& context)
+      : settings(context.settings()), h(context.settings().h), band(context.settings().band) {
+    for (const auto& [name, spec] : own_formulas()) {
+      own.emplace_back();
+      for (Placement where : {Placement::origin, Placement::far}) {
+        json placed = spec;
+        if (where == Placement::far)
+          placed = {{"type", "translate"},
+                    {"by", vec(kFarOffsetVoxels[0] * h, kFarOffsetVoxels[1] * h, kFarOffsetVoxels[2] * h)},
+                    {"shape", spec}};
+        own.back()[static_cast<std::size_t>(where)] =
+            std::make_unique<OwnFormula>(OwnFormula{compile_field<float>(placed), compile_field<double>(placed)});
       }
     }
   }
-  std::vector<CalculationResult> out;
-  json own_specs = json::object();
-  for (const auto& [name, spec] : own_formulas()) own_specs[name] = spec;
-  for (Storage storage : settings.storages) {
-    const auto s = static_cast<std::size_t>(storage);
-    results[s].storage = storage;
-    results[s].mismatches = batch_mismatches[s];
-    results[s].details = {{"by_formula_and_generator", tables[s]},
-                          {"own_formulas", own_specs},
-                          {"mismatches_are", "inputs where eval_batch's bits differ from eval<double>'s"}};
-    out.push_back(std::move(results[s]));
-  }
-  return out;
-}
 
-std::vector<ReplayValue> replay_field_eval(RunContext& context, const ReplayRequest& request) {
-  const RunSettings& s = context.settings();
-  const InputRecord& in = request.input;
-  if (!context.wants(request.storage))
-    throw Error(ErrorCode::badarg, "replay: the run does not hold the requested storage");
-  OwnFormulas own = compile_own(s);
-  for (const StratumSpec& stratum : kStrata) {
-    if (in.generator != stratum.name) continue;
-    for (const Formula& f : formulas_at(context, own, stratum.where)) {
-      if (f.name != in.part) continue;
-      bool fallback = false;
-      const Point p = generate_input(stratum, f, s.h, s.band * s.h, in.seed, in.index, fallback);
-      const Outcome o = measure(f, p, s.h, s.band * s.h);
-      const ErrorValue& e = o.error[static_cast<std::size_t>(request.storage)];
-      return {{"error", hex_float(e.result), hex_float(e.reference)}};
+  /// The formula's box widened by (band + 1) h; Error(nobox) without a finite box.
+  Box widened_bounds(const Field<double>& field, const std::string& name) const {
+    Box box = field.bounds();
+    if (!box.finite() || box.empty())
+      throw Error(ErrorCode::nobox, "formula " + name + " has no finite box to draw points in");
+    for (std::size_t a = 0; a < 3; ++a) {
+      box.lo[a] -= (band + 1) * h;
+      box.hi[a] += (band + 1) * h;
     }
-    throw Error(ErrorCode::badarg, "replay: field.eval has no formula \"" + in.part + "\"");
+    return box;
   }
-  throw Error(ErrorCode::badarg, "replay: field.eval has no generator \"" + in.generator + "\"");
-}
 
-}  // namespace distgrid::audit::runs
+  /// Every formula of the run: the default parts, then the audit's own.
+  std::vector<PartUnit<Formula>> parts(RunContext& context) const {
+    std::vector<PartUnit<Formula>> units;
+    for (std::size_t n = 0; n < context.part_count(); ++n) {
+      PartSubject* part = &context.part(n);
+      units.push_back({part->part().name, [this, part](Placement where) {
+                         Formula f{part->part().name, &part->field<double>(where), {}, {}};
+                         for (Storage storage : settings.storages)
+                           with_storage_scalar(storage, [&]<class S>() { f.storages.push_back(&part->field<S>(where)); });
+                         f.box = widened_bounds(*f.exact, f.name);
+                         return f;
+                       }});
+    }
+    const auto formulas = own_formulas();
+    for (std::size_t n = 0; n < own.size(); ++n)
+      units.push_back({formulas[n].first, [this, n, name = formulas[n].first](Placement where) {
+                         const OwnFormula& compiled = *own[n][static_cast<std::size_t>(where)];
+                         Formula f{name, &compiled.as_double, {}, {}};
+                         for (Storage storage : settings.storages)
+                           f.storages.push_back(storage == Storage::float32 ? AnyField(&compiled.as_float)
+                                                                            : AnyField(&compiled.as_double));
+                         f.box = widened_bounds(*f.exact, f.name);
+                         return f;
+                       }});
+    return units;
+  }
+
+  std::size_t inputs_per_generator(const RunSettings&) const { return settings.inputs; }
+  void start(CalculationResult& r) const {
+    r.error = ErrorStats(true, false);
+    r.mismatches = 0;
+  }
+
+  Point generate(const Formula& formula, const Generator<Kind>& generator, std::uint64_t seed, std::uint64_t index,
+                 bool& fallback) const {
+    InputRng rng(seed, id, generator.name, index);
+    const double band_width = band * h;
+    switch (generator.kind) {
+      case Kind::uniform: return draw_point(rng, formula.box);
+      case Kind::near_surface:
+        return draw_where(rng, *formula.exact, formula.box, 4000, fallback, [&](double f) { return std::fabs(f) < h; });
+      case Kind::node: {
+        Point p = draw_where(rng, *formula.exact, formula.box, 2000, fallback,
+                             [&](double f) { return std::fabs(f) < band_width; });
+        for (double& x : p) x = nearest_multiple(x, h);
+        return p;
+      }
+      case Kind::far:
+        return draw_where(rng, *formula.exact, formula.box, 2000, fallback,
+                          [&](double f) { return std::fabs(f) < band_width; });
+    }
+    return {};
+  }
+
+  /// Per storage: Field<S>::eval<double> against the same formula and data in high precision.
+  Outcome measure(const Formula& formula, const Point& p) const {
+    Outcome out;
+    for (const AnyField& field : formula.storages)
+      std::visit(
+          [&](const auto* f) {
+            const double core = f->template eval<double>(p[0], p[1], p[2]);
+            const HighPrecision exact =
+                f->template eval<HighPrecision>(HighPrecision(p[0]), HighPrecision(p[1]), HighPrecision(p[2]));
+            out.by_storage.push_back({distance_error(HighPrecision(core), exact, h, band * h), std::nullopt, std::nullopt,
+                                      std::nullopt});
+          },
+          field);
+    return out;
+  }
+
+  InputValues record(const Point& p) const { return point_values(p); }
+
+  /// Also counts, as mismatches, the inputs where eval_batch's bits differ from eval<double>'s.
+  json row(CalculationResult& r, std::size_t storage, const std::string& formula_name, const Formula& formula,
+           std::span<const Sample<FieldEval>> samples, const ErrorMaxima& max) const {
+    std::vector<Point> points;
+    for (const Sample<FieldEval>& sample : samples) points.push_back(sample.input);
+    const std::size_t differ =
+        std::visit([&](const auto* f) { return batch_differences(*f, points); }, formula.storages[storage]);
+    *r.mismatches += differ;
+    return {{"formula", formula_name},
+            {"max_h", finite_or_null(max.error)},
+            {"max_ulps", finite_or_null(max.error_ulps)},
+            {"batch_differs", differ}};
+  }
+
+  json details(json table) const {
+    json own_specs = json::object();
+    for (const auto& [name, spec] : own_formulas()) own_specs[name] = spec;
+    return {{"by_formula_and_generator", std::move(table)},
+            {"own_formulas", own_specs},
+            {"mismatches_are", "inputs where eval_batch's bits differ from eval<double>'s"}};
+  }
+};
+
+}  // namespace
+
+}  // namespace distgrid::audit::calcs
