@@ -282,6 +282,13 @@ const std::vector<BadInput>& catalogue() {
       {"report_nesting_bomb", "r.json", std::string(100000, '{'), Tool::audit, "gate {in}", 1, "badfile",
        {"byte 512", "nested deeper"}},
       {"report_missing_file", "", "", Tool::audit, "gate {dir}/absent.json", 1, "badfile", {"absent.json"}},
+      // compare makes no comparison (exit 2), history and the ratchet fail as gate does.
+      {"report_not_json_compare", "r.json", "{\"schema\": ", Tool::audit, "compare {in} {in}", 2, "badfile",
+       {"not valid JSON at byte 12"}},
+      {"report_wrong_schema_history", "r.json", R"({"schema": "something-else/7", "calculations": []})", Tool::audit,
+       "history {in} --out {out}", 1, "badfile", {"schema"}},
+      {"report_nesting_bomb_ratchet", "r.json", std::string(100000, '{'), Tool::audit, "budgets --ratchet {in}", 1,
+       "badfile", {"byte 512", "nested deeper"}},
   };
   return rows;
 }

@@ -5,6 +5,7 @@ namespace distgrid::audit::build_info {
 
 extern const char* const kVersion;
 extern const char* const kGitRevision;
+extern const char* const kGitCommitTime;  ///< ISO 8601, "unknown" outside a git checkout
 extern const char* const kCompilerId;
 extern const char* const kCompilerVersion;
 extern const char* const kBuildType;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 namespace distgrid::audit {
 
@@ -24,6 +25,12 @@ bool DecisionStats::count_and_check(bool wrong, double& margin_ulps) noexcept {
   if (closest_.size() < kClosestKept) return true;
   const DecisionInput& last = closest_.back();
   return ranks_before(wrong, margin_ulps, last.core != last.exact, last.margin_ulps);
+}
+
+void DecisionStats::check_unit_generator(const std::string& generator) const {
+  if (generator != units_.back().generator)
+    throw std::logic_error("decision " + name_ + ": generator unit " + std::to_string(unit_) + " of \"" +
+                           units_.back().generator + "\" added an input of \"" + generator + "\"");
 }
 
 void DecisionStats::keep(DecisionInput entry, bool wrong) {

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <functional>
 #include <limits>
+#include <stdexcept>
 
 namespace distgrid::audit {
 
@@ -177,6 +178,16 @@ bool ErrorStats::store(ErrorValue& value) {
   if (in_h_) h_.add(*value.h);
   if (relative_on_) relative_.add(*value.relative);
   return worst_.size() < kWorstKept || rank_of(value) > rank_of(worst_.back().error);
+}
+
+void ErrorStats::note_unit_start(std::string generator) {
+  unit_starts_.push_back({unit_, ulps_.count - 1, std::move(generator)});
+}
+
+void ErrorStats::check_unit_generator(const std::string& generator) const {
+  if (generator != unit_starts_.back().generator)
+    throw std::logic_error("generator unit " + std::to_string(unit_) + " of \"" + unit_starts_.back().generator +
+                           "\" added an input of \"" + generator + "\"");
 }
 
 void ErrorStats::keep_worst(WorstInput entry) {

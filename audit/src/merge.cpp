@@ -10,6 +10,7 @@
 
 #include "distgrid/audit/calculation.hpp"
 #include "distgrid/audit/comparison.hpp"
+#include "distgrid/audit/confidence.hpp"
 #include "distgrid/audit/gate.hpp"
 #include "distgrid/audit/report.hpp"
 #include "distgrid/error.hpp"
@@ -46,7 +47,7 @@ json comparable_settings(json settings) {
 
 /// Entry fields join_entries builds; every other field must be equal in every shard.
 const std::set<std::string> kJoinedFields{"measured", "measured_null_reason", "inputs", "error", "errors",
-                                          "mismatches", "decisions", "details", "gate", "shard_data",
+                                          "mismatches", "decisions", "details", "gate", "confidence", "shard_data",
                                           "seconds", "evaluations_per_second",
                                           "evaluations_per_second_null_reason"};
 
@@ -412,6 +413,7 @@ json join_entries(const Calculation& calculation, const std::vector<const json*>
                        check.at("metric").get<std::string>(), check.at("budget").get<double>(),
                        check.at("why").get<std::string>()});
   out["gate"] = gate_json(check_entry(out, budgets));
+  if (first.contains("confidence")) out["confidence"] = merge_confidence(parts, names);
   return out;
 }
 

@@ -24,6 +24,7 @@ json tool_json() { return {{"name", "distgrid-audit"}, {"version", build_info::k
 
 json build_json() {
   return {{"git_revision", build_info::kGitRevision},
+          {"commit_time", build_info::kGitCommitTime},
           {"compiler", {{"id", build_info::kCompilerId}, {"version", build_info::kCompilerVersion}}},
           {"build_type", build_info::kBuildType},
           {"cxx_flags", build_info::kCxxFlags},

@@ -12,6 +12,7 @@
 #include "distgrid/audit/claim_gate.hpp"
 #include "distgrid/audit/claims.hpp"
 #include "distgrid/audit/comparison.hpp"
+#include "distgrid/audit/confidence.hpp"
 #include "distgrid/audit/gate.hpp"
 #include "distgrid/audit/high_precision.hpp"
 #include "distgrid/audit/properties.hpp"
@@ -299,6 +300,9 @@ nlohmann::json run_audit(const RunSettings& settings, Progress& progress) {
       nlohmann::json entry = calculation_json(calculation, result, settings.source_dir);
       entry["properties"] = property_coverage(ctest_listing, calculation.id);
       entry["gate"] = gate_json(check_entry(entry, budgets));
+      std::vector<std::string> generators;
+      for (const StratumCount& s : result.strata) generators.push_back(s.name);
+      entry["confidence"] = confidence_json(tally_within_budgets(calculation.id, result, budgets), generators);
       put_timing(entry, seconds, evaluations);
       if (settings.shard.count > 1) entry["shard_data"] = shard_data_json(result);
       entries.push_back(std::move(entry));

@@ -23,10 +23,12 @@
 #include "distgrid/default_parts.hpp"
 #include "distgrid/error.hpp"
 #include "distgrid/render/policy_page.hpp"
+#include "distgrid/reports/confidence_headline.hpp"
 #include "distgrid/field_json.hpp"
 #include "distgrid/file_io.hpp"
 #include "distgrid/mesh_io.hpp"
 #include "distgrid/mesh_parts.hpp"
+#include "report_commands.hpp"
 
 namespace {
 
@@ -46,12 +48,16 @@ Commands:
   replay  recompute one kept input of a report bit for bit
   merge   join the shard reports of a split run into one report
   render  write the policy page (one self-contained HTML file) from a report
+  compare compare a report with a baseline report: precision gained or lost, in bits
+  history write the accuracy history page from several reports
+  budgets tighten budgets a baseline report beats (--ratchet)
   list    print the registered calculations, claims and default parts
 
 Run 'distgrid-audit <command> --help' for a command's options.
-Exit codes: 0 success (gate: all budgets met; replay: reproduced), 1 a budget
-missed, a replay that differs, or a failure (printed as
-'distgrid-audit: <code>: <message>'), 2 bad usage.
+Exit codes: 0 success (gate: all budgets met; replay: reproduced; compare: no
+regression), 1 a budget missed, a replay that differs, a regression, or a
+failure (printed as 'distgrid-audit: <code>: <message>'), 2 bad usage (compare:
+also when no comparison could be made).
 )";
 
 constexpr const char* kRunHelp = R"(usage: distgrid-audit run --out FILE [options]
@@ -110,13 +116,16 @@ default parts and the built-in mesh parts.
 )";
 
 constexpr const char* kRenderHelp = R"(usage: distgrid-audit render REPORT.json --out FILE.html [--source-dir DIR]
+                             [--baseline BASE.json]
 
 Writes the numerical-accuracy policy page: one HTML file with inline style and
 charts and the report embedded, that opens offline. The code of each
 calculation is read from the sources under DIR (default: this build's
-repository root). A report that lacks sections renders what it has and says
-what is missing; a file that is not a distgrid-audit report fails with badfile.
-The page is written to a temporary file, then renamed.
+repository root). With --baseline, every figure shows its change against that
+report (in bits; a count's in inputs, as 'compare' classifies it) and the
+banner at the top counts the regressions. A report that lacks sections renders
+what it has and says what is missing; a file that is not a distgrid-audit
+report fails with badfile. The page is written to a temporary file, then renamed.
 )";
 constexpr const char* kReplayHelp = R"(usage: distgrid-audit replay REPORT.json --calc ID [options]
 
@@ -177,18 +186,29 @@ audit::Shard parse_shard(const std::string& text) {
   return shard;
 }
 
-/// The summary table at the end of a run: one row per calculation and storage.
+/// "100% >=99.97%" for an entry's headline share within budget, "-" without one.
+std::string within_budget_text(const nlohmann::json& entry, bool weakest) {
+  const std::optional<distgrid::reports::ConfidenceHeadline> h = distgrid::reports::confidence_headline(entry);
+  if (!h) return "-";
+  if (weakest) return h->weakest_generator + " >=" + distgrid::reports::percent_text(h->weakest_lower_bound);
+  return distgrid::reports::percent_text(h->share) + " >=" + distgrid::reports::percent_text(h->lower_bound);
+}
+
+/// The summary table at the end of a run: one row per calculation and storage,
+/// with the share of inputs within budget and its 95 % lower bound (overall
+/// and for the weakest input generator) beside the maximum.
 void print_summary(const nlohmann::json& report) {
-  std::printf("%-24s %-7s %-15s %-15s %-26s %s\n", "calculation", "storage", "declared", "measured", "max error",
-              "gate");
+  std::printf("%-24s %-7s %-15s %-15s %-26s %-20s %-28s %s\n", "calculation", "storage", "declared", "measured",
+              "max error", "within budget (95%)", "weakest generator (95%)", "gate");
   for (const nlohmann::json& entry : report["calculations"]) {
     const nlohmann::json& e = entry["error"];
     const std::string unit = e.contains("h") ? "h" : e.contains("relative") ? "relative" : "ulps";
     const nlohmann::json& max = e[unit]["max"];
     const std::string max_text = (max.is_null() ? std::string("null") : max.dump()) + " " + unit;
-    std::printf("%-24s %-7s %-15s %-15s %-26s %s\n", entry["id"].get<std::string>().c_str(),
+    std::printf("%-24s %-7s %-15s %-15s %-26s %-20s %-28s %s\n", entry["id"].get<std::string>().c_str(),
                 entry["storage"].get<std::string>().c_str(), entry["declared"].get<std::string>().c_str(),
                 entry["measured"].is_null() ? "-" : entry["measured"].get<std::string>().c_str(), max_text.c_str(),
+                within_budget_text(entry, false).c_str(), within_budget_text(entry, true).c_str(),
                 entry["gate"]["status"].get<std::string>().c_str());
   }
   for (const nlohmann::json& finding : report["findings"])
@@ -302,7 +322,7 @@ int gate_command(int argc, char** argv) {
 }
 
 int render_command(int argc, char** argv) {
-  const Arguments args = Arguments::parse(argc, argv, {"--out", "--source-dir"});
+  const Arguments args = Arguments::parse(argc, argv, {"--out", "--source-dir", "--baseline"});
   if (args.help) {
     std::fputs(kRenderHelp, stdout);
     return 0;
@@ -313,7 +333,7 @@ int render_command(int argc, char** argv) {
   distgrid::render::PageOptions options;
   options.source_dir = args.get("--source-dir").value_or(DISTGRID_SOURCE_DIR);
   options.sampling_range_calculations = audit::page_sampling_range_ids();
-  distgrid::render::render_policy_page(args.positional.front(), *out, options);
+  distgrid::render::render_policy_page(args.positional.front(), *out, options, args.get("--baseline").value_or(""));
   std::printf("wrote %s\n", out->c_str());
   return 0;
 }
@@ -428,6 +448,9 @@ int main(int argc, char** argv) {
     if (command == "merge") return merge_command(argc, argv);
     if (command == "list") return list_command(argc, argv);
     if (command == "render") return render_command(argc, argv);
+    if (command == "compare") return audit::tool::compare_command(argc, argv);
+    if (command == "history") return audit::tool::history_command(argc, argv);
+    if (command == "budgets") return audit::tool::budgets_command(argc, argv, DISTGRID_AUDIT_GATES);
     throw UsageError{"unknown command '" + command + "'"};
   });
 }

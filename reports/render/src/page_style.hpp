@@ -1,5 +1,5 @@
 #pragma once
-// The page's inline style sheet: screen and print.
+// The pages' inline style sheet (policy and history pages): screen and print.
 namespace distgrid::render::detail {
 
 inline constexpr const char* kPageStyle = R"css(
@@ -29,8 +29,8 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: now
 .note, .missing { border-left: 4px solid var(--warn); background: #fff8e6; padding: 0.4rem 0.7rem; margin: 0.6rem 0; }
 .open-item { border-left: 4px solid var(--accent); background: #eef4fb; padding: 0.5rem 0.8rem; }
 .badge { display: inline-block; border-radius: 3px; padding: 0 0.4rem; font-size: 0.8rem; font-weight: 600; border: 1px solid var(--line); background: var(--soft); white-space: nowrap; }
-.badge.pass, .badge.verified { color: #fff; background: var(--good); border-color: var(--good); }
-.badge.fail, .badge.refuted, .badge.finding { color: #fff; background: var(--bad); border-color: var(--bad); }
+.badge.pass, .badge.verified, .badge.improved { color: #fff; background: var(--good); border-color: var(--good); }
+.badge.fail, .badge.refuted, .badge.finding, .badge.regressed { color: #fff; background: var(--bad); border-color: var(--bad); }
 .badge.inconclusive, .badge.no-budget { color: #fff; background: var(--warn); border-color: var(--warn); }
 tr.finding td, .finding-text { background: #fdecea; }
 .flag { color: var(--bad); font-weight: 600; }
@@ -59,6 +59,16 @@ svg .s3 { stroke: #b3261e; fill: #b3261e; } svg .s4 { stroke: #6f42c1; fill: #6f
 svg .line.s0, svg .line.s1, svg .line.s2, svg .line.s3, svg .line.s4, svg .line.s5,
 svg .fit.s0, svg .fit.s1, svg .fit.s2, svg .fit.s3, svg .fit.s4, svg .fit.s5 { fill: none; }
 .charts { display: flex; flex-wrap: wrap; gap: 0 1.5rem; }
+.banner { border-radius: 6px; padding: 0.5rem 0.9rem; margin: 0.8rem 0 1rem; font-weight: 600; border: 1px solid var(--warn); background: #fff8e6; color: var(--warn); }
+.banner.pass { border-color: var(--good); background: #e8f5ec; color: var(--good); }
+.banner.fail { border-color: var(--bad); background: #fdecea; color: var(--bad); }
+.banner .sub { display: block; font-weight: 400; color: var(--ink); font-size: 0.9rem; }
+.change { font-size: 0.78rem; white-space: nowrap; color: var(--muted); }
+.change.regressed, .change.disappeared { color: var(--bad); font-weight: 600; } .change.improved { color: var(--good); }
+svg .line.p99 { stroke-dasharray: 2 2; stroke-width: 1.2; } svg .line.budget { stroke-dasharray: 7 3; stroke-width: 1.2; }
+svg .point.unlike { fill: #fff; stroke-width: 1.4; }
+svg rect.gate { fill: var(--warn); } svg rect.gate.pass { fill: var(--good); } svg rect.gate.fail { fill: var(--bad); }
+svg .gate-label { fill: #fff; font-size: 9px; }
 footer { margin-top: 3rem; color: var(--muted); font-size: 0.85rem; border-top: 1px solid var(--line); padding-top: 0.6rem; }
 @media (max-width: 50rem) { main { padding: 1rem; } nav.toc ol { columns: 1; } }
 @media print {
@@ -71,7 +81,7 @@ footer { margin-top: 3rem; color: var(--muted); font-size: 0.85rem; border-top: 
   article.calculation, table, svg.chart, .open-item { break-inside: avoid; }
   h2, h3, h4 { break-after: avoid; }
   section.file { break-before: page; }
-  .badge, tr.finding td, .finding-text, svg .bar { print-color-adjust: exact; -webkit-print-color-adjust: exact; }
+  .badge, .banner, tr.finding td, .finding-text, svg .bar, svg rect.gate { print-color-adjust: exact; -webkit-print-color-adjust: exact; }
 }
 )css";
 

@@ -10,7 +10,7 @@
 #include "distgrid/json_text.hpp"
 #include "distgrid/file_io.hpp"
 #include "html.hpp"
-#include "page_style.hpp"
+#include "page_parts.hpp"
 #include "source_code.hpp"
 #include "svg_chart.hpp"
 
@@ -201,15 +201,14 @@ std::optional<double> budget_for(const json& entry, std::string_view metric) {
 class PageWriter {
  public:
   PageWriter(const json& report, const PageOptions& options)
-      : report_(report), options_(options), sources_(options.source_dir), files_(group_by_file(report)) {}
+      : report_(report), options_(options), sources_(options.source_dir), files_(group_by_file(report)) {
+    if (options.baseline) changes_ = BaselineChanges(*options.baseline, report, options.baseline_name);
+  }
 
   std::string write() {
-    html_ += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-             "<title>distgrid: numerical accuracy policy</title>\n<style>";
-    html_ += kPageStyle;
-    html_ += "</style>\n</head>\n<body>\n<main>\n";
+    html_ += page_start("distgrid: numerical accuracy policy");
     header();
+    html_ += gate_banner(report_, "this report", changes_.summary());
     missing_notes();
     contents();
     precision_kept();
@@ -233,6 +232,7 @@ class PageWriter {
   const PageOptions& options_;
   SourceReader sources_;
   std::vector<FileGroup> files_;
+  BaselineChanges changes_;
   std::string html_;
 
   const json& settings() const {
@@ -349,7 +349,10 @@ class PageWriter {
                : "band not stated";
       const auto cell = [&](std::string_view kind) {
         const auto [value, id] = largest(storage, kind, "h");
-        return value ? number_text(*value) + " h <span class=\"meta\">(" + escape(id) + ")</span>" : std::string("&mdash;");
+        if (!value) return std::string("&mdash;");
+        const json entry = {{"id", id}, {"storage", storage}};
+        return number_text(*value) + " h" + changes_.note(entry, "errors/" + std::string(kind) + "/h/max") +
+               " <span class=\"meta\">(" + escape(id) + ")</span>";
       };
       html_ += "<tr><td>" + escape(storage) + "</td><td class=\"num\">" + bound + "</td><td>" + cell("storage") +
                "</td><td>" + cell("arithmetic") + "</td><td>" + cell("method") + "</td></tr>";
@@ -392,7 +395,8 @@ class PageWriter {
     if (!stats) return "&mdash;";
     const std::string unit = primary_unit(*stats);
     const json* summary = member(*stats, unit);
-    return summary ? number_or(*summary, "max") + " " + escape(unit) : "null";
+    return summary ? number_or(*summary, "max") + " " + escape(unit) + changes_.note(entry, "error/" + unit + "/max")
+                   : "null";
   }
 
   void calculations_summary() {
@@ -409,7 +413,7 @@ class PageWriter {
              "so what you read is what the audit measured. A row is marked as a finding where the measured "
              "precision class differs from the declared one.</p>\n";
     html_ += "<table><tr><th>calculation</th><th>title</th><th>storage</th><th>declared</th><th>measured</th>"
-             "<th>largest error</th><th>gate</th><th>tests</th></tr>";
+             "<th>largest error</th><th>inputs within budget (&ge; lower bound)</th><th>gate</th><th>tests</th></tr>";
     for (const FileGroup& f : files_)
       for (const CalculationGroup& c : f.calculations)
         for (const json* entry : c.entries) {
@@ -421,7 +425,8 @@ class PageWriter {
                    escape(text_of(*entry, "declared")) + "</td><td>" + escape(text_of(*entry, "measured", "null")) +
                    (is_finding(*entry) ? " " + badge("finding: " + finding_direction(*entry), "finding") : "") +
                    "</td><td class=\"num\">" +
-                   max_error_text(*entry) + "</td><td>" + badge(status, status) + "</td><td>" +
+                   max_error_text(*entry) + "</td><td class=\"num\">" + confidence_cell(*entry) + "</td><td>" +
+                   badge(status, status) + "</td><td>" +
                    tests_summary(*entry) + "</td></tr>";
         }
     html_ += "</table>\n";
@@ -545,12 +550,14 @@ class PageWriter {
     html_ += "<p>" + (inputs ? number_or(*inputs, "count", "?") : std::string("?")) + " inputs";
     if (const json* mismatches = member(entry, "mismatches"))
       html_ += "; " + generic_html(*mismatches) + " with a wrong answer" +
-               (mismatches->is_number() && mismatches->get<double>() > 0 ? " <span class=\"flag\">(finding)</span>" : "");
+               (mismatches->is_number() && mismatches->get<double>() > 0 ? " <span class=\"flag\">(finding)</span>" : "") +
+               changes_.note(entry, "mismatches");
     if (member(entry, "evaluations_per_second"))
       html_ += "; " + number_or(entry, "evaluations_per_second") + " evaluations per second";
     html_ += ".</p>\n";
     error_chart(id, storage, entry);
     statistics_table(entry);
+    html_ += confidence_table(entry);
     decisions(entry);
     worst_input(id, storage, entry);
     gate(entry);
@@ -607,7 +614,10 @@ class PageWriter {
         if (!summary) continue;
         html_ += "<tr><td>" + std::string(first_row ? kind.label : "") + "</td><td class=\"num\">" +
                  (first_row ? number_or(*stats, "count", "?") : "") + "</td><td>" + unit + "</td>";
-        for (const char* s : kStatistics) html_ += "<td class=\"num\">" + number_or(*summary, s) + "</td>";
+        const std::string path = std::string_view(kind.name) == "error" ? "error" : std::string("errors/") + kind.name;
+        for (const char* s : kStatistics)
+          html_ += "<td class=\"num\">" + number_or(*summary, s) + changes_.note(entry, path + "/" + unit + "/" + s) +
+                   "</td>";
         html_ += "</tr>";
         first_row = false;
       }
@@ -638,6 +648,7 @@ class PageWriter {
       html_ += std::string(wrong && *wrong > 0 ? "<tr class=\"finding\">" : "<tr>") + "<td><code>" +
                escape(text_of(d, "name")) + "</code></td><td>" + escape(text_of(d, "what")) + "</td><td class=\"num\">" +
                number_or(d, "count", "?") + "</td><td class=\"num\">" + number_or(d, "misclassified", "?") +
+               changes_.note(entry, "decisions/" + text_of(d, "name") + "/misclassified") +
                "</td><td class=\"num\">" + number_or(d, "min_margin_ulps") + "</td><td>" + closest + "</td></tr>";
     }
     html_ += "</table>\n";
@@ -694,6 +705,7 @@ class PageWriter {
       const std::string s = text_of(check, "status", "?");
       html_ += std::string(s == "fail" ? "<tr class=\"finding\">" : "<tr>") + "<td><code>" +
                escape(text_of(check, "metric")) + "</code></td><td class=\"num\">" + number_or(check, "measured") +
+               changes_.note_for_pointer(entry, text_of(check, "metric")) +
                "</td><td class=\"num\">" + number_or(check, "budget", "?") + "</td><td>" + badge(s, s) + "</td><td>" +
                escape(text_of(check, "why")) + "</td></tr>";
     }
@@ -991,11 +1003,17 @@ std::string policy_page_html(const json& report, const PageOptions& options) {
   return PageWriter(report, options).write();
 }
 
-void render_policy_page(const std::string& report_path, const std::string& out_path, PageOptions options) {
+void render_policy_page(const std::string& report_path, const std::string& out_path, PageOptions options,
+                        const std::string& baseline_path) {
   const json report = parse_report(read_file(report_path), report_path);
   options.report_name = file_name_only(report_path);
-  const std::string html = policy_page_html(report, options);
-  replace_file(out_path, html);
+  json baseline;
+  if (!baseline_path.empty()) {
+    baseline = parse_report(read_file(baseline_path), baseline_path);
+    options.baseline = &baseline;
+    options.baseline_name = file_name_only(baseline_path);
+  }
+  replace_file(out_path, policy_page_html(report, options));
 }
 
 }  // namespace distgrid::render

@@ -162,4 +162,107 @@ std::string log_log_chart(const std::string& title, const std::string& x_label, 
   return svg;
 }
 
+std::string log_history_chart(const std::string& title, const std::string& calculation,
+                              const std::vector<std::vector<std::string>>& x_labels,
+                              const std::vector<std::string>& gate_statuses, const std::vector<HistorySeries>& series,
+                              const std::string& unit) {
+  constexpr double kLeft = 70, kTop = 28, kPlot = 240, kRowGap = 16, kLegend = 190, kColumnMin = 64;
+  const std::size_t columns = std::max<std::size_t>(1, x_labels.size());
+  const double plot_width = std::max(360.0, kColumnMin * static_cast<double>(columns));
+  std::vector<double> values;
+  bool zero = false, null = false;
+  for (const HistorySeries& s : series)
+    for (const HistoryPoint& p : s.points) {
+      if (!p.value) null = true;
+      else if (*p.value == 0) zero = true;
+      else values.push_back(*p.value);
+    }
+  const std::pair<int, int> range = decades(values);
+  const int first = range.first, last = range.second;
+  // The log axis spans [kTop + kRowGap, kTop + kPlot - kRowGap]; null and 0 get rows outside it.
+  const double axis_top = kTop + kRowGap, axis_bottom = kTop + kPlot - kRowGap;
+  const auto py = [&](const std::optional<double>& v) {
+    if (!v) return kTop + 4;
+    if (*v == 0) return kTop + kPlot - 4;
+    const double t = (std::log10(*v) - first) / (last - first);
+    return axis_bottom - (axis_bottom - axis_top) * std::clamp(t, 0.0, 1.0);
+  };
+  const auto px = [&](std::size_t report) {
+    return kLeft + plot_width * (static_cast<double>(report) + 0.5) / static_cast<double>(columns);
+  };
+  std::size_t label_lines = 0;
+  for (const auto& lines : x_labels) label_lines = std::max(label_lines, lines.size());
+  const double gate_y = kTop + kPlot + 14 + 13 * static_cast<double>(label_lines);
+  const double width = kLeft + plot_width + 20 + kLegend;
+  const double height = std::max(gate_y + 30, kTop + 20 + 18 * static_cast<double>(series.size()));
+  std::string svg = "<svg class=\"chart history\" data-calculation=\"" + escape(calculation) +
+                    "\" role=\"img\" viewBox=\"0 0 " + coordinate(width) + " " + coordinate(height) + "\" width=\"" +
+                    coordinate(width) + "\" height=\"" + coordinate(height) + "\"><title>" + escape(title) + "</title>";
+  svg += "<text class=\"chart-title\" x=\"0\" y=\"14\">" + escape(title) + "</text>";
+  svg += "<rect class=\"frame\" x=\"" + coordinate(kLeft) + "\" y=\"" + coordinate(kTop) + "\" width=\"" +
+         coordinate(plot_width) + "\" height=\"" + coordinate(kPlot) + "\"/>";
+  const auto y_tick = [&](double y, const std::string& label) {
+    svg += "<line class=\"grid\" x1=\"" + coordinate(kLeft) + "\" y1=\"" + coordinate(y) + "\" x2=\"" +
+           coordinate(kLeft + plot_width) + "\" y2=\"" + coordinate(y) + "\"/><text class=\"tick\" x=\"" +
+           coordinate(kLeft - 4) + "\" y=\"" + coordinate(y + 4) + "\" text-anchor=\"end\">" + label + "</text>";
+  };
+  if (!values.empty())  // all 0 (or null): only those rows
+    for (int e = first; e <= last; e += tick_step(first, last)) y_tick(py(std::pow(10.0, e)), decade_label(e));
+  if (null) y_tick(py(std::nullopt), "null");
+  if (zero) y_tick(py(0.0), "0");
+  svg += "<text class=\"tick\" transform=\"rotate(-90)\" x=\"" + coordinate(-(kTop + kPlot / 2)) +
+         "\" y=\"12\" text-anchor=\"middle\">" + escape(unit) + ", log scale</text>";
+  for (std::size_t n = 0; n < x_labels.size(); ++n)
+    for (std::size_t line = 0; line < x_labels[n].size(); ++line)
+      svg += "<text class=\"tick\" x=\"" + coordinate(px(n)) + "\" y=\"" +
+             coordinate(kTop + kPlot + 14 + 13 * static_cast<double>(line)) + "\" text-anchor=\"middle\">" +
+             escape(x_labels[n][line]) + "</text>";
+  for (std::size_t n = 0; n < gate_statuses.size(); ++n)
+    if (!gate_statuses[n].empty())
+      svg += "<rect class=\"gate " + anchor(gate_statuses[n]) + "\" x=\"" + coordinate(px(n) - 20) + "\" y=\"" +
+             coordinate(gate_y - 10) + "\" width=\"40\" height=\"14\"><title>gate " + escape(gate_statuses[n]) +
+             "</title></rect><text class=\"gate-label\" x=\"" + coordinate(px(n)) + "\" y=\"" + coordinate(gate_y) +
+             "\" text-anchor=\"middle\">" + escape(gate_statuses[n]) + "</text>";
+  for (std::size_t k = 0; k < series.size(); ++k) {
+    const HistorySeries& s = series[k];
+    const bool budget = s.kind.find("budget") != std::string::npos;
+    // Like points are joined, across unlike ones; a budget is drawn as steps, since it holds until the next
+    // report changes it.
+    std::string line;
+    const auto vertex = [&](double x, double y) {
+      if (!line.empty()) line += ' ';
+      line += coordinate(x);
+      line += ',';
+      line += coordinate(y);
+    };
+    bool joined = false;  // whether a like point came before
+    double previous_y = 0;
+    for (const HistoryPoint& p : s.points) {
+      const double x = px(p.report), y = py(p.value);
+      if (!p.unlike) {
+        const double step_x = x - plot_width / (2 * static_cast<double>(columns));
+        if (budget && joined && previous_y != y) {
+          vertex(step_x, previous_y);
+          vertex(step_x, y);
+        }
+        vertex(x, y);
+        previous_y = y;
+        joined = true;
+      }
+      if (budget) continue;
+      svg += "<circle class=\"point " + escape(s.kind) + (p.unlike ? " unlike" : "") + "\" cx=\"" + coordinate(x) +
+             "\" cy=\"" + coordinate(y) + "\" r=\"" + (s.kind.find("p99") != std::string::npos ? "2.5" : "3.5") +
+             "\"><title>" + escape(p.note) + "</title></circle>";
+    }
+    if (line.find(' ') != std::string::npos)
+      svg += "<polyline class=\"line " + escape(s.kind) + "\" points=\"" + line + "\"/>";
+    const double ly = kTop + 10 + 18 * static_cast<double>(k), lx = kLeft + plot_width + 20;
+    svg += "<line class=\"line " + escape(s.kind) + "\" x1=\"" + coordinate(lx) + "\" y1=\"" + coordinate(ly - 4) +
+           "\" x2=\"" + coordinate(lx + 18) + "\" y2=\"" + coordinate(ly - 4) + "\"/><text class=\"label\" x=\"" +
+           coordinate(lx + 24) + "\" y=\"" + coordinate(ly) + "\">" + escape(s.name) + "</text>";
+  }
+  svg += "</svg>";
+  return svg;
+}
+
 }  // namespace distgrid::render::detail

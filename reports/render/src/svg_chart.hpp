@@ -1,8 +1,10 @@
 #pragma once
 // Inline SVG charts of the policy page, drawn from numbers only (no script):
-// horizontal bars on a log axis, and log-log lines with fitted power laws.
+// horizontal bars on a log axis, log-log lines with fitted power laws, and a
+// value against the reports of a history.
 // Output is deterministic text: coordinates with one decimal, labels with
 // three significant digits.
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,5 +33,29 @@ struct Series {
 /// Lines and markers on log10 x and y axes with a legend.
 std::string log_log_chart(const std::string& title, const std::string& x_label, const std::string& y_label,
                           const std::vector<Series>& series);
+
+/// One value of a history series at one report; nullopt for null (drawn on a
+/// "null" row at the top), 0 on a "0" row at the bottom.
+struct HistoryPoint {
+  std::size_t report = 0;  ///< position on the x axis
+  std::optional<double> value;
+  bool unlike = false;     ///< from a run whose settings differ: hollow, left out of the line
+  std::string note;        ///< the point's tooltip
+};
+
+struct HistorySeries {
+  std::string name;
+  std::string kind;  ///< CSS class: "s0".."s5" for colour, plus "p99" (dashed) or "budget" (dashed step line)
+  std::vector<HistoryPoint> points;  ///< increasing report positions
+};
+
+/// A value against the reports in commit order (x: one column per report,
+/// labelled by `x_labels`, lines of text each; y: log10), each series' like
+/// points joined (unlike ones drawn hollow, outside the line), and a row of gate statuses ("pass", "fail", "" for none)
+/// under the axis. The <svg> carries data-calculation="`calculation`".
+std::string log_history_chart(const std::string& title, const std::string& calculation,
+                              const std::vector<std::vector<std::string>>& x_labels,
+                              const std::vector<std::string>& gate_statuses, const std::vector<HistorySeries>& series,
+                              const std::string& unit);
 
 }  // namespace distgrid::render::detail

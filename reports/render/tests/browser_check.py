@@ -16,6 +16,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 
 
 def chromium():
@@ -30,14 +31,54 @@ def chromium():
 
 
 def run(browser, url, work, *extra):
-    """Chromium's stdout (e.g. the DOM) and the console messages it logged."""
-    profile = os.path.join(work, "profile")
-    command = [browser, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
-               "--disable-background-networking", "--disable-component-update", "--disable-sync",
-               "--enable-logging=stderr", "--v=0", f"--user-data-dir={profile}", *extra, url]
-    result = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    """Chromium's stdout (e.g. the DOM) and the console messages it logged; a fresh profile each time."""
+    with tempfile.TemporaryDirectory(prefix="profile-", dir=work) as profile:
+        command = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                   "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                   "--enable-logging=stderr", "--v=0", f"--user-data-dir={profile}", *extra, url]
+        result = subprocess.run(command, capture_output=True, text=True, timeout=120)
     console = [line for line in result.stderr.splitlines() if "CONSOLE" in line]
     return result, console
+
+
+def open_page(page, work, name):
+    """Loads the page from disk in Chromium: (its DOM, the failures seen, the screenshot's path).
+
+    Checks first that a page logging an error shows a console message (so the
+    check can fail), then that the page logs nothing and fetches nothing from a
+    network; leaves WORK/NAME.dom.html and the screenshot WORK/NAME.png.
+    """
+    browser = chromium()
+    failures = []
+    probe = os.path.join(work, "console_probe.html")
+    with open(probe, "w", encoding="utf-8") as f:
+        f.write("<!DOCTYPE html><title>probe</title><script>console.error('probe error')</script>\n")
+    _, console = run(browser, "file://" + probe, work, "--dump-dom")
+    if not any("probe error" in line for line in console):
+        failures.append("the console check does not see a logged error (Chromium logging changed?)")
+    url = "file://" + os.path.abspath(page)
+    result, console = run(browser, url, work, "--dump-dom")
+    if result.returncode != 0:
+        failures.append(f"chromium exited {result.returncode}: {result.stderr[-2000:]}")
+    failures += [f"console message: {line}" for line in console]
+    failures += [f"network activity: {line}" for line in result.stderr.splitlines() if re.search(r"https?://", line)]
+    dom = result.stdout
+    with open(os.path.join(work, f"{name}.dom.html"), "w", encoding="utf-8") as f:
+        f.write(dom)
+    screenshot = os.path.join(work, f"{name}.png")
+    shot, _ = run(browser, url, work, "--hide-scrollbars", "--window-size=1366,2400", f"--screenshot={screenshot}")
+    if shot.returncode != 0 or not os.path.exists(screenshot):
+        failures.append("no screenshot")
+    return dom, failures, screenshot
+
+
+def finish(failures, success):
+    """Prints each failure, or the success line; the exit status."""
+    for failure in failures:
+        print(f"FAIL: {failure}")
+    if not failures:
+        print(success)
+    return 1 if failures else 0
 
 
 def main(argv):
@@ -46,26 +87,7 @@ def main(argv):
         return 2
     page, report_path, work = argv[1:]
     os.makedirs(work, exist_ok=True)
-    browser = chromium()
-    failures = []
-
-    # The console check must see an error when there is one.
-    probe = os.path.join(work, "console_probe.html")
-    with open(probe, "w", encoding="utf-8") as f:
-        f.write("<!DOCTYPE html><title>probe</title><script>console.error('probe error')</script>\n")
-    _, console = run(browser, "file://" + probe, work, "--dump-dom")
-    if not any("probe error" in line for line in console):
-        failures.append("the console check does not see a logged error (Chromium logging changed?)")
-
-    url = "file://" + os.path.abspath(page)
-    result, console = run(browser, url, work, "--dump-dom")
-    if result.returncode != 0:
-        failures.append(f"chromium exited {result.returncode}: {result.stderr[-2000:]}")
-    for line in console:
-        failures.append(f"console message: {line}")
-    dom = result.stdout
-    with open(os.path.join(work, "policy.dom.html"), "w", encoding="utf-8") as f:
-        f.write(dom)
+    dom, failures, screenshot = open_page(page, work, "policy")
     with open(report_path, encoding="utf-8") as f:
         report = json.load(f)
     ids = []
@@ -82,20 +104,8 @@ def main(argv):
         failures.append("the volume-against-h chart is missing or unexpected")
     if 'id="report"' not in dom:
         failures.append("the embedded report is not in the DOM")
-    network = [line for line in result.stderr.splitlines() if re.search(r"https?://", line)]
-    for line in network:
-        failures.append(f"network activity: {line}")
-
-    screenshot = os.path.join(work, "policy.png")
-    result, _ = run(browser, url, work, "--hide-scrollbars", "--window-size=1366,2400", f"--screenshot={screenshot}")
-    if result.returncode != 0 or not os.path.exists(screenshot):
-        failures.append("no screenshot")
-
-    for failure in failures:
-        print(f"FAIL: {failure}")
-    if not failures:
-        print(f"{page}: {len(articles)} calculations, {charts} charts, no console message; screenshot {screenshot}")
-    return 1 if failures else 0
+    return finish(failures, f"{page}: {len(articles)} calculations, {charts} charts, no console message; "
+                            f"screenshot {screenshot}")
 
 
 if __name__ == "__main__":

@@ -35,15 +35,36 @@ class DecisionStats {
   /// sentence: the decision, the exact reference and the margin's quantity.
   DecisionStats(std::string name, std::string what);
 
-  /// Adds one input. make_record() is called only when the input is kept:
-  /// misclassified inputs first, then the smallest margins; ties keep the
-  /// earlier input first. A NaN margin counts as 0.
+  /// Adds one input. make_record() is called only when the input is kept
+  /// (misclassified inputs first, then the smallest margins; ties keep the
+  /// earlier input first) or is the first of its generator unit (whose
+  /// generator it names, see units); a debug build calls it for every input
+  /// to check its generator. A NaN margin counts as 0.
   template <class MakeRecord>
   void add(std::string core, std::string exact, double margin_ulps, MakeRecord&& make_record) {
     const bool wrong = core != exact;
-    if (!count_and_check(wrong, margin_ulps)) return;
-    keep(DecisionInput{std::move(core), std::move(exact), margin_ulps, make_record(), {}}, wrong);
+    const bool kept = count_and_check(wrong, margin_ulps);
+    if (units_.empty() || units_.back().unit != unit_) {
+      InputRecord record = make_record();
+      units_.push_back({unit_, record.generator, 0, 0});
+      tally_unit(wrong);
+      if (kept) keep(DecisionInput{std::move(core), std::move(exact), margin_ulps, std::move(record), {}}, wrong);
+      return;
+    }
+    tally_unit(wrong);
+    if (kept) keep(DecisionInput{std::move(core), std::move(exact), margin_ulps, make_record(), {}}, wrong);
+#ifndef NDEBUG
+    else check_unit_generator(make_record().generator);
+#endif
   }
+
+  /// The inputs of one generator unit: its generator (named by its first
+  /// input's record), how many it added and how many were misclassified.
+  struct UnitTally {
+    std::uint64_t unit = 0;
+    std::string generator;
+    std::uint64_t count = 0, misclassified = 0;
+  };
 
   /// Starts the next generator unit, as ErrorStats::begin_unit does.
   void begin_unit() noexcept { ++unit_; }
@@ -56,16 +77,25 @@ class DecisionStats {
   double min_margin_ulps() const noexcept { return count_ == 0 ? 0 : min_margin_; }
   /// Up to kClosestKept inputs: misclassified first, then by margin.
   const std::vector<DecisionInput>& closest() const noexcept { return closest_; }
+  /// Every generator unit that added inputs, in add order.
+  const std::vector<UnitTally>& units() const noexcept { return units_; }
 
  private:
   /// Counts the input; true when it would enter the kept list.
   bool count_and_check(bool wrong, double& margin_ulps) noexcept;
   void keep(DecisionInput entry, bool wrong);
+  /// Throws std::logic_error when an input's generator is not its unit's.
+  void check_unit_generator(const std::string& generator) const;
+  void tally_unit(bool wrong) noexcept {
+    ++units_.back().count;
+    if (wrong) ++units_.back().misclassified;
+  }
 
   std::string name_, what_;
   std::uint64_t count_ = 0, misclassified_ = 0, unit_ = 0;
   double min_margin_ = 0;
   std::vector<DecisionInput> closest_;
+  std::vector<UnitTally> units_;
 };
 
 }  // namespace distgrid::audit

@@ -125,6 +125,14 @@ struct InputOrder {
   auto operator<=>(const InputOrder&) const = default;
 };
 
+/// The first add of a generator unit (ErrorStats::begin_unit): the unit's
+/// number, the count of adds before it, and its inputs' generator.
+struct UnitStart {
+  std::uint64_t unit = 0;
+  std::uint64_t first = 0;
+  std::string generator;
+};
+
 /// A kept worst input: its error, the values compared and where it came from.
 struct WorstInput {
   ErrorValue error;
@@ -141,11 +149,23 @@ class ErrorStats {
   ErrorStats(bool in_h, bool relative);
 
   /// Adds one input's error. make_record() is called only when the input
-  /// enters the worst list. A NaN error counts as non-finite and as infinite.
+  /// enters the worst list or is the first of its generator unit (whose
+  /// generator it names, see unit_starts); a debug build calls it for every
+  /// input to check its generator. A NaN error counts as non-finite and as
+  /// infinite.
   template <class MakeRecord>
   void add(ErrorValue value, MakeRecord&& make_record) {
-    if (!store(value)) return;
-    keep_worst(WorstInput{value, make_record(), {}});
+    const bool kept = store(value);
+    if (starts_unit()) {
+      InputRecord record = make_record();
+      note_unit_start(record.generator);
+      if (kept) keep_worst(WorstInput{value, std::move(record), {}});
+      return;
+    }
+    if (kept) keep_worst(WorstInput{value, make_record(), {}});
+#ifndef NDEBUG
+    else check_unit_generator(make_record().generator);
+#endif
   }
 
   /// Starts the next generator unit (one generator of one part, say), which
@@ -180,11 +200,19 @@ class ErrorStats {
   const SeriesState* relative_series() const noexcept { return relative_on_ ? &relative_ : nullptr; }
   /// The value worst inputs are ranked by: h when carried, else relative, else ulps.
   double rank_of(const ErrorValue& value) const noexcept;
+  /// Where each generator unit's adds start in the series (whose `largest`
+  /// holds every value of a run in add order) and the generator its first
+  /// input's record names; a unit holds one generator's inputs.
+  const std::vector<UnitStart>& unit_starts() const noexcept { return unit_starts_; }
 
  private:
   /// Records the value in every series; returns true when it may enter the worst list.
   bool store(ErrorValue& value);
   void keep_worst(WorstInput entry);
+  bool starts_unit() const noexcept { return unit_starts_.empty() || unit_starts_.back().unit != unit_; }
+  void note_unit_start(std::string generator);
+  /// Throws std::logic_error when an input's generator is not its unit's.
+  void check_unit_generator(const std::string& generator) const;
   enum class RankUnit { h, relative, ulps };
   RankUnit rank_unit() const noexcept;
 
@@ -193,6 +221,7 @@ class ErrorStats {
   std::uint64_t unit_ = 0, run_inputs_ = 0;
   SeriesState h_, ulps_, bits_, relative_;
   std::vector<WorstInput> worst_;
+  std::vector<UnitStart> unit_starts_;
 };
 
 }  // namespace distgrid::audit

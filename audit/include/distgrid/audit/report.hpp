@@ -21,7 +21,7 @@ nlohmann::json finite_or_null(double value);
 
 /// {"name": "distgrid-audit", "version": ...}.
 nlohmann::json tool_json();
-/// Git revision, compiler, build type and flags.
+/// Git revision and its commit time, compiler, build type and flags.
 nlohmann::json build_json();
 
 /// One ErrorStats as {"count", "non_finite", "h"|"relative"|"ulps"|"bits": {max, mean, rms, p99}, "worst"}.

@@ -23,6 +23,9 @@ struct PageOptions {
   /// limits read for how far from the origin they stay within budget; the audit
   /// fills this from its registry.
   std::vector<std::string> sampling_range_calculations;
+  /// A baseline report: every figure then shows its change against it.
+  const nlohmann::json* baseline = nullptr;
+  std::string baseline_name;
 };
 
 /// The report in `text`, checked to be a JSON object of schema kReportSchema
@@ -34,9 +37,10 @@ nlohmann::json parse_report(std::string_view text, const std::string& name);
 /// Sections the report lacks are rendered as notes saying so.
 std::string policy_page_html(const nlohmann::json& report, const PageOptions& options);
 
-/// Reads `report_path`, renders it and writes `out_path` through a temporary
-/// file and a rename; the page names the report by its file name. Throws
-/// Error(badfile) naming the file at fault.
-void render_policy_page(const std::string& report_path, const std::string& out_path, PageOptions options);
+/// Reads `report_path` (and `baseline_path` unless empty), renders it and
+/// writes `out_path` through a temporary file and a rename; the page names the
+/// reports by their file names. Throws Error(badfile) naming the file at fault.
+void render_policy_page(const std::string& report_path, const std::string& out_path, PageOptions options,
+                        const std::string& baseline_path = "");
 
 }  // namespace distgrid::render
