@@ -92,7 +92,9 @@ CalculationResult sample_result(std::size_t first, std::size_t last) {
   r.storage_error = ErrorStats(true, false);
   r.decisions.emplace_back("region", "a decision");
   std::size_t n = 0;
-  for (const auto& [generator, values] : units) {
+  for (const auto& unit : units) {
+    const std::string& generator = unit.first;
+    const std::vector<double>& values = unit.second;
     r.begin_unit(values.size());
     for (std::size_t k = 0; k < values.size(); ++k, ++n) {
       if (n < first || n >= last) continue;  // another shard's share
