@@ -56,16 +56,11 @@ struct BakeNodeValues : OnBakedParts {
        Placement::far},
   };
   using Input = Node;
-  struct Outcome {
-    std::vector<StorageErrors> by_storage;
-  };
+  using Outcome = Measured;
 
   using OnBakedParts::OnBakedParts;
   std::size_t inputs_per_generator(const RunSettings& settings) const { return settings.inputs; }
-  void start(CalculationResult& r) const {
-    r.error = ErrorStats(true, false);
-    r.arithmetic = r.storage_error = ErrorStats(true, false);
-  }
+  void start(CalculationResult& r) const { start_errors_in_h(r, false); }
 
   Node generate(const BakedPart& part, const Generator<Kind>& generator, std::uint64_t seed, std::uint64_t index,
                 bool& fallback) const {

@@ -98,9 +98,7 @@ struct FieldDensityValue {
   };
   using Subject = Probes;
   using Input = PlanePoint;
-  struct Outcome {
-    std::vector<StorageErrors> by_storage;
-  };
+  using Outcome = Measured;
 
   const RunSettings& settings;
   reference::DensityMapSpec map = the_map();
@@ -121,10 +119,7 @@ struct FieldDensityValue {
              }}};
   }
   std::size_t inputs_per_generator(const RunSettings&) const { return settings.inputs; }
-  void start(CalculationResult& r) const {
-    r.error = ErrorStats(true, false);
-    r.arithmetic = r.storage_error = ErrorStats(true, false);
-  }
+  void start(CalculationResult& r) const { start_errors_in_h(r, false); }
 
   /// A point on the plane p[index % 3] = 0.
   Input generate(const Probes&, const Generator<Stratum>& stratum, std::uint64_t seed, std::uint64_t index,

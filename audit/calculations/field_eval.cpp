@@ -132,9 +132,7 @@ struct FieldEval {
   };
   using Subject = Formula;
   using Input = Point;
-  struct Outcome {
-    std::vector<StorageErrors> by_storage;
-  };
+  using Outcome = Measured;
 
   const RunSettings& settings;
   double h, band;

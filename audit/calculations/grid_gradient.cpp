@@ -132,9 +132,7 @@ struct GridGradient : OnBakedParts {
       {Kind::far, "far", "a band point of the part's copy translated by about 5e5 h per axis", Placement::far},
   };
   using Input = Point;
-  struct Outcome {
-    std::vector<StorageErrors> by_storage;
-  };
+  using Outcome = Measured;
 
   /// Each input costs about 26 high-precision formula evaluations (20 exact node
   /// values, 6 for the true gradient), so a generator draws inputs / 4 per part.
@@ -143,10 +141,7 @@ struct GridGradient : OnBakedParts {
   explicit GridGradient(RunContext& context)
       : OnBakedParts(context), per_generator(std::max<std::size_t>(1, context.settings().inputs / 4)) {}
   std::size_t inputs_per_generator(const RunSettings&) const { return per_generator; }
-  void start(CalculationResult& r) const {
-    r.error = ErrorStats(true, false);
-    r.arithmetic = r.storage_error = r.method = ErrorStats(true, false);
-  }
+  void start(CalculationResult& r) const { start_errors_in_h(r, true); }
 
   Point generate(const BakedPart& part, const Generator<Kind>& generator, std::uint64_t seed, std::uint64_t index,
                  bool& fallback) const {

@@ -72,16 +72,11 @@ struct GridSample : OnBakedParts {
        "has a key there, and an unchecked key would alias a stored brick"},
   };
   using Input = Point;
-  struct Outcome {
-    std::vector<StorageErrors> by_storage;
-  };
+  using Outcome = Measured;
 
   using OnBakedParts::OnBakedParts;
   std::size_t inputs_per_generator(const RunSettings& settings) const { return settings.inputs; }
-  void start(CalculationResult& r) const {
-    r.error = ErrorStats(true, false);
-    r.arithmetic = r.storage_error = r.method = ErrorStats(true, false);
-  }
+  void start(CalculationResult& r) const { start_errors_in_h(r, true); }
 
   Point generate(const BakedPart& part, const Generator<Kind>& generator, std::uint64_t seed, std::uint64_t index,
                  bool& fallback) const {

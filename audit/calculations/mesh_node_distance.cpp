@@ -155,8 +155,7 @@ struct MeshNodeDistance {
   std::size_t inputs_per_generator(const RunSettings&) const { return std::max<std::size_t>(1, settings.inputs / 10); }
 
   void start(CalculationResult& r) const {
-    r.error = ErrorStats(true, false);
-    r.arithmetic = r.storage_error = ErrorStats(true, false);
+    start_errors_in_h(r, false);
     r.decisions.emplace_back("sign",
                              "the sign a node reads (inside < 0, outside > 0, surface 0) vs the exact side of the node "
                              "(exact parity of a perturbed ray; surface when the exact distance is 0); margin: the "

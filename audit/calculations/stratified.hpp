@@ -64,6 +64,20 @@ struct StorageErrors {
   std::optional<ErrorValue> arithmetic, storage, method;
 };
 
+/// What a measurement gives that separates no more than the errors: one entry per
+/// run storage.
+struct Measured {
+  std::vector<StorageErrors> by_storage;
+};
+
+/// Starts a result whose error and separated errors (arithmetic, storage and,
+/// when asked, method) are distances in h.
+inline void start_errors_in_h(CalculationResult& r, bool with_method) {
+  r.error = ErrorStats(true, false);
+  r.arithmetic = r.storage_error = ErrorStats(true, false);
+  if (with_method) r.method = ErrorStats(true, false);
+}
+
 /// The largest error in h of one part and generator, per separated error, and
 /// the largest error in ulps.
 struct ErrorMaxima {
