@@ -7,8 +7,9 @@ Timing fields may differ (run_seconds, settings.threads, and every "seconds",
 "evaluations_per_second" and "evaluations_per_second_null_reason"): results
 must depend on neither the thread count nor the split into shards. With
 --ignore-source-locations, where the cited code lives may differ too (the git
-revision, and each source entry's file and line range; the functions cited
-must still be the same), as between reports of two revisions whose code moved.
+revision and its commit time, and each source entry's file and line range;
+the functions cited must still be the same), as between reports of two
+revisions whose code moved.
 Otherwise the reports must be equal; when they are not, the first differing
 JSON pointer (keys in sorted order, array items in order) is printed with both
 values, and the exit status is 1.
@@ -29,6 +30,7 @@ def without_timing(report):
 
 def without_source_locations(report):
     report.get("build", {}).pop("git_revision", None)
+    report.get("build", {}).pop("commit_time", None)
     for entry in report.get("calculations", []):
         for source in entry.get("source", []):
             for key in SOURCE_LOCATION_KEYS:

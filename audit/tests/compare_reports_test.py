@@ -17,7 +17,7 @@ REPORT = {
     "schema": "distgrid-audit-report/1",
     "settings": {"threads": 2, "h": 0.015625},
     "run_seconds": 3.0,
-    "build": {"git_revision": "8c7c108"},
+    "build": {"git_revision": "8c7c108", "commit_time": "2026-12-01T12:00:00+00:00"},
     "calculations": [
         {"id": "grid.key", "seconds": 1.0, "evaluations_per_second": 5.0,
          "source": [{"file": "core/src/brick_key.cpp", "function": "brick_key_checked", "first_line": 10,
@@ -54,8 +54,9 @@ def main():
     check(first_difference(a, without_timing(shorter)) == "/calculations/1", "a missing array item")
     moved = copy.deepcopy(REPORT)
     moved["build"]["git_revision"] = "0123456789ab"
+    moved["build"]["commit_time"] = "2026-12-02T09:30:00+00:00"
     moved["calculations"][0]["source"][0].update({"file": "core/src/keys.cpp", "first_line": 30, "last_line": 41})
-    check(first_difference(a, without_timing(copy.deepcopy(moved))) == "/build/git_revision",
+    check(first_difference(a, without_timing(copy.deepcopy(moved))) == "/build/commit_time",
           "source locations count unless ignored")
     check(first_difference(without_source_locations(copy.deepcopy(a)), without_source_locations(
         without_timing(copy.deepcopy(moved)))) is None, "source locations are ignored when asked")
