@@ -43,9 +43,9 @@ std::vector<PartUnit<BakedPart>> baked_part_units(RunContext& context) {
 
 void check_recorded_input(const ReplayRequest& request, const InputValues& values) {
   bool same = values.size() == request.input.values.size();
-  for (const auto& [name, text] : values)
-    same = same && std::any_of(request.input.values.begin(), request.input.values.end(),
-                               [&](const auto& recorded) { return recorded.first == name && recorded.second == text; });
+  for (const auto& value : values)
+    same = same && std::find(request.input.values.begin(), request.input.values.end(), value) !=
+                       request.input.values.end();
   if (!same)
     throw Error(ErrorCode::badarg, "replay: the recorded input is not the one generator " + request.input.generator +
                                        " draws at index " + std::to_string(request.input.index));
