@@ -1,5 +1,5 @@
 // Properties of compiled formulas against the audit's geometric reference
-// (audit/include/distgrid/audit/reference/field_geometry.hpp, written from each
+// (audit/reference/include/distgrid/audit/reference/field_geometry.hpp, written from each
 // node's definition in docs/field-spec.md, not from core): every node type's
 // value at random points and at the special points of its geometry (centres,
 // axes, cap rims, box edges and corners, the torus's centre and circles,

@@ -109,6 +109,15 @@ recorded claim is now refuted; 0 when all pass. --junit FILE also writes JUnit
 XML: one testcase per calculation and storage.
 )";
 
+constexpr const char* kListHelp = R"(usage: distgrid-audit list [--ids]
+
+Prints the registered calculations (id, declared class, title), the claims, the
+default parts and the built-in mesh parts.
+
+  --ids   only the calculation ids, one per line, in report order (what CMake
+          and the scripts read)
+)";
+
 constexpr const char* kRenderHelp = R"(usage: distgrid-audit render REPORT.json --out FILE.html [--source-dir DIR]
                              [--baseline BASE.json]
 
@@ -326,9 +335,10 @@ int render_command(int argc, char** argv) {
   if (args.positional.size() != 1) throw UsageError{"expected one REPORT.json"};
   const auto out = args.get("--out");
   if (!out) throw UsageError{"--out FILE.html is required"};
-  distgrid::render::render_policy_page(args.positional.front(), *out,
-                                       args.get("--source-dir").value_or(DISTGRID_SOURCE_DIR),
-                                       args.get("--baseline").value_or(""));
+  distgrid::render::PageOptions options;
+  options.source_dir = args.get("--source-dir").value_or(DISTGRID_SOURCE_DIR);
+  options.sampling_range_calculations = audit::page_sampling_range_ids();
+  distgrid::render::render_policy_page(args.positional.front(), *out, options, args.get("--baseline").value_or(""));
   std::printf("wrote %s\n", out->c_str());
   return 0;
 }
@@ -402,10 +412,14 @@ int merge_command(int argc, char** argv) {
 }
 
 int list_command(int argc, char** argv) {
-  const Arguments args = Arguments::parse(argc, argv, {});
+  const Arguments args = Arguments::parse(argc, argv, {}, {"--ids"});
   if (args.help || !args.positional.empty()) {
     if (!args.help) throw UsageError{"list takes no arguments"};
-    std::fputs("usage: distgrid-audit list\n", stdout);
+    std::fputs(kListHelp, stdout);
+    return 0;
+  }
+  if (args.has_flag("--ids")) {
+    for (const audit::Calculation& c : audit::calculations()) std::printf("%s\n", std::string(c.id).c_str());
     return 0;
   }
   // Each section's columns as wide as their longest entry.

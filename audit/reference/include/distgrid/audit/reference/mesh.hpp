@@ -63,6 +63,11 @@ struct ExactClosestPoint {
 ExactClosestPoint exact_closest_point(const Point& p, const Point& a, const Point& b, const Point& c);
 ExactClosestPoint exact_closest_point(const RationalPoint& p, const Point& a, const Point& b, const Point& c);
 
+/// Exact squared distance from p to triangle (a, b, c), zero-area triangles
+/// included (the nearest of their edges), by the same projection and clamped
+/// segments as exact_closest_point.
+Rational exact_distance_squared(const Point& p, const Point& a, const Point& b, const Point& c);
+
 enum class Side { outside, inside, surface };
 /// "outside", "inside", "surface".
 std::string_view side_text(Side s) noexcept;
