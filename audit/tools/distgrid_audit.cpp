@@ -42,6 +42,24 @@ using distgrid::command_line::parse_count;
 using distgrid::command_line::parse_number;
 using distgrid::command_line::UsageError;
 
+// The data directory, DISTGRID_AUDIT_DATA_DIR relative to this executable (not to
+// the working directory): installed, share/distgrid beside bin/.
+std::filesystem::path data_dir() {
+  std::error_code ec;
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return (exe.parent_path() / DISTGRID_AUDIT_DATA_DIR).lexically_normal();
+}
+
+std::string default_budgets() { return (data_dir() / "audit" / "gates.json").string(); }
+
+// Empty (the report and the page then say the code was not found) when the data
+// directory holds no sources.
+std::string default_source_dir() {
+  const std::filesystem::path dir = data_dir();
+  std::error_code ec;
+  return std::filesystem::is_directory(dir / "core", ec) ? dir.string() : std::string();
+}
+
 constexpr const char* kMainHelp = R"(usage: distgrid-audit <command> [options]
        distgrid-audit --version
 
@@ -57,6 +75,9 @@ Commands:
   list    print the registered calculations, claims and default parts
 
 Run 'distgrid-audit <command> --help' for a command's options.
+The default budgets (audit/gates.json) and the sources a report cites (core/)
+are read from the tool's data directory, )" DISTGRID_AUDIT_DATA_DIR R"( relative to
+the executable: installed, a copy of them; in a build tree, the source tree.
 Exit codes: 0 success (gate: all budgets met; replay: reproduced; compare: no
 regression), 1 a budget missed, a replay that differs, a regression, or a
 failure (printed as 'distgrid-audit: <code>: <message>'), 2 bad usage (compare:
@@ -90,8 +111,10 @@ constexpr const char* kRunHelp = R"(usage: distgrid-audit run --out FILE [option
   --threads N        worker threads (default: all; results do not depend on it)
   --properties FILE  'ctest --show-only=json-v1' output: the property tests
                      (labels property and calc:<id>) that cover each calculation
-  --budgets FILE     gates file for the report's gate statuses (default: audit/gates.json)
-  --source-dir DIR   repository root, to find the sources' line ranges (default: this build's)
+  --budgets FILE     gates file for the report's gate statuses (default: the
+                     tool's audit/gates.json, see 'distgrid-audit --help')
+  --source-dir DIR   repository root, to find the sources' line ranges (default:
+                     the tool's copy of the sources)
   --out FILE         the report (written to a temporary file, then renamed)
 
 Every input is drawn from (seed, calculation, generator, index): a run with
@@ -101,8 +124,8 @@ a progress line goes to stderr while it is a terminal.
 
 constexpr const char* kGateHelp = R"(usage: distgrid-audit gate REPORT.json [--budgets FILE] [--junit FILE]
 
-Checks every calculation of the report against its budgets (default:
-audit/gates.json), and every claim the gates file records as verified against
+Checks every calculation of the report against its budgets (default: the
+tool's audit/gates.json), and every claim the gates file records as verified against
 the report's verdict. Prints every shortfall with the worst input behind it;
 exits 1 when a calculation and storage missed a budget or has none, or a
 recorded claim is now refuted; 0 when all pass. --junit FILE also writes JUnit
@@ -114,8 +137,8 @@ constexpr const char* kListHelp = R"(usage: distgrid-audit list [--ids]
 Prints the registered calculations (id, declared class, title), the claims, the
 default parts and the built-in mesh parts.
 
-  --ids   only the calculation ids, one per line, in report order (what CMake
-          and the scripts read)
+  --ids   only the calculation ids, one per line, in report order (what the
+          properties' CMake labels and the docs' table check read)
 )";
 
 constexpr const char* kRenderHelp = R"(usage: distgrid-audit render REPORT.json --out FILE.html [--source-dir DIR]
@@ -123,8 +146,8 @@ constexpr const char* kRenderHelp = R"(usage: distgrid-audit render REPORT.json 
 
 Writes the numerical-accuracy policy page: one HTML file with inline style and
 charts and the report embedded, that opens offline. The code of each
-calculation is read from the sources under DIR (default: this build's
-repository root). With --baseline, every figure shows its change against that
+calculation is read from the sources under DIR (default: the tool's copy of
+the sources). With --baseline, every figure shows its change against that
 report (in bits; a count's in inputs, as 'compare' classifies it) and the
 banner at the top counts the regressions. A report that lacks sections renders
 what it has and says what is missing; a file that is not a distgrid-audit
@@ -275,8 +298,8 @@ int run_command(int argc, char** argv) {
   if (auto threads = args.get("--threads"))
     settings.threads = static_cast<unsigned>(parse_count(*threads, "--threads", 1, 1024));
   settings.properties_path = args.get("--properties").value_or("");
-  settings.budgets_path = args.get("--budgets").value_or(DISTGRID_AUDIT_GATES);
-  settings.source_dir = args.get("--source-dir").value_or(DISTGRID_SOURCE_DIR);
+  settings.budgets_path = args.get("--budgets").value_or(default_budgets());
+  settings.source_dir = args.get("--source-dir").value_or(default_source_dir());
 
   audit::Progress progress;
   const nlohmann::json report = audit::run_audit(settings, progress);
@@ -299,7 +322,7 @@ int gate_command(int argc, char** argv) {
   }
   if (args.positional.size() != 1) throw UsageError{"expected one REPORT.json"};
   const std::string report_path = args.positional.front();
-  const std::string budgets_path = args.get("--budgets").value_or(DISTGRID_AUDIT_GATES);
+  const std::string budgets_path = args.get("--budgets").value_or(default_budgets());
   const std::vector<audit::Budget> budgets = audit::load_budgets(budgets_path);
   const nlohmann::json report = audit::read_json_file(report_path);
   std::vector<audit::GateFailure> failures;
@@ -336,7 +359,7 @@ int render_command(int argc, char** argv) {
   const auto out = args.get("--out");
   if (!out) throw UsageError{"--out FILE.html is required"};
   distgrid::render::PageOptions options;
-  options.source_dir = args.get("--source-dir").value_or(DISTGRID_SOURCE_DIR);
+  options.source_dir = args.get("--source-dir").value_or(default_source_dir());
   options.sampling_range_calculations = audit::page_sampling_range_ids();
   distgrid::render::render_policy_page(args.positional.front(), *out, options, args.get("--baseline").value_or(""));
   std::printf("wrote %s\n", out->c_str());
@@ -471,7 +494,7 @@ int main(int argc, char** argv) {
     if (command == "render") return render_command(argc, argv);
     if (command == "compare") return audit::tool::compare_command(argc, argv);
     if (command == "history") return audit::tool::history_command(argc, argv);
-    if (command == "budgets") return audit::tool::budgets_command(argc, argv, DISTGRID_AUDIT_GATES);
+    if (command == "budgets") return audit::tool::budgets_command(argc, argv, default_budgets().c_str());
     throw UsageError{"unknown command '" + command + "'" +
                      distgrid::command_line::did_you_mean(command, {"run", "gate", "replay", "merge", "list", "render",
                                                                     "compare", "history", "budgets", "help", "--version"})};

@@ -58,7 +58,7 @@ file, then renamed.
 constexpr const char* kBudgetsHelp = R"(usage: distgrid-audit budgets --ratchet BASE.json [options]
 
   --ratchet BASE.json  tighten the budgets this report beats by more than the margin
-  --budgets FILE       the budgets file (default: audit/gates.json)
+  --budgets FILE       the budgets file (default: the tool's audit/gates.json)
   --margin BITS        headroom kept, in bits (default 1: a budget is lowered to
                        twice the baseline's measurement when it allows more)
   --out FILE           write the tightened budgets there (may be --budgets

@@ -741,6 +741,16 @@ std::string h_text(double h) {
                                        " (raise it with --max-memory, or use a larger h)");
 }
 
+/// Throws Error(toolarge) naming `what` and the estimate when its bytes exceed `budget`.
+void check_estimate(const MeshBakeEstimate& e, const std::string& what, std::uint64_t budget) {
+  if (e.bytes <= budget) return;
+  refuse_memory(what,
+                "about " + std::to_string(e.bricks) + " bricks to compute, " + std::to_string(e.inside_bricks) +
+                    " inside and " + std::to_string(e.pairs) + " triangle-brick pairs (" + std::to_string(e.triangles) +
+                    " triangles)",
+                static_cast<double>(e.bytes), budget);
+}
+
 }  // namespace
 
 MeshBakeEstimate estimate_mesh_bake(const std::vector<Vec3>& positions,
@@ -789,13 +799,8 @@ MeshBakeEstimate estimate_mesh_bake(const std::vector<Vec3>& positions,
 void check_mesh_bake_memory(const std::vector<Vec3>& positions,
                             const std::vector<std::array<std::uint32_t, 3>>& triangles,
                             const MeshBakeSettings& settings, std::size_t value_bytes, const std::string& what) {
-  const MeshBakeEstimate e = estimate_mesh_bake(positions, triangles, settings.h, settings.band, value_bytes);
-  if (e.bytes <= settings.max_memory_bytes) return;
-  refuse_memory(what + " at h = " + h_text(settings.h),
-                "about " + std::to_string(e.bricks) + " bricks to compute, " + std::to_string(e.inside_bricks) +
-                    " inside and " + std::to_string(e.pairs) + " triangle-brick pairs (" + std::to_string(e.triangles) +
-                    " triangles)",
-                static_cast<double>(e.bytes), settings.max_memory_bytes);
+  check_estimate(estimate_mesh_bake(positions, triangles, settings.h, settings.band, value_bytes),
+                 what + " at h = " + h_text(settings.h), settings.max_memory_bytes);
 }
 
 template <class S>
@@ -815,7 +820,9 @@ Grid<S> bake_mesh(const PreparedMesh& mesh, const MeshBakeSettings& settings, co
     return grid;
   }
   const std::string what = mesh.source + " at h = " + h_text(h);
-  check_mesh_bake_memory(mesh.positions, mesh.triangles, settings, sizeof(S), mesh.source);
+  // One pass over the triangles: checked now, its inside bricks used again once the pairs are known.
+  const MeshBakeEstimate estimate = estimate_mesh_bake(mesh.positions, mesh.triangles, h, settings.band, sizeof(S));
+  check_estimate(estimate, what, settings.max_memory_bytes);
   auto report = [&](const char* phase, std::size_t done, std::size_t total) {
     if (progress) progress(phase, done, total);
   };
@@ -962,7 +969,6 @@ Grid<S> bake_mesh(const PreparedMesh& mesh, const MeshBakeSettings& settings, co
   std::vector<std::int64_t> near_keys(order.size());
   for (std::size_t r = 0; r < order.size(); ++r) near_keys[r] = slot_keys[order[r]];
 
-  const MeshBakeEstimate estimate = estimate_mesh_bake(mesh.positions, mesh.triangles, h, settings.band, sizeof(S));
   const double need = mesh_bake_bytes(static_cast<double>(data.size()), static_cast<double>(lists.size()),
                                       static_cast<double>(near_keys.size()), static_cast<double>(estimate.inside_bricks),
                                       sizeof(S));

@@ -5,6 +5,7 @@
 #include <mutex>
 #include <optional>
 
+#include "distgrid/box.hpp"
 #include "distgrid/detail/parallel.hpp"
 #include "distgrid/exact_predicates.hpp"
 #include "distgrid/interrupt.hpp"
@@ -139,11 +140,7 @@ bool triangles_meet(const std::vector<Vec3>& positions, const IndexedTriangle& s
 
 namespace {
 
-struct Bounds {
-  Vec3 lo, hi;
-};
-
-bool boxes_overlap(const Bounds& a, const Bounds& b) noexcept {
+bool boxes_overlap(const Box& a, const Box& b) noexcept {
   for (std::size_t k = 0; k < 3; ++k)
     if (a.hi[k] < b.lo[k] || b.hi[k] < a.lo[k]) return false;
   return true;
@@ -180,11 +177,11 @@ TriangleIntersections find_triangle_intersections(const std::vector<Vec3>& posit
   TriangleIntersections result;
   const std::size_t count = triangles.size();
   if (count < 2) return result;
-  std::vector<Bounds> bounds(count);
+  std::vector<Box> bounds(count);
   std::vector<double> extents(count);
-  Bounds all{positions[triangles[0][0]], positions[triangles[0][0]]};
+  Box all{positions[triangles[0][0]], positions[triangles[0][0]]};
   for (std::size_t t = 0; t < count; ++t) {
-    Bounds& b = bounds[t];
+    Box& b = bounds[t];
     b.lo = b.hi = positions[triangles[t][0]];
     for (std::size_t c = 1; c < 3; ++c)
       for (std::size_t k = 0; k < 3; ++k) {
@@ -307,7 +304,7 @@ constexpr std::array<std::array<double, 2>, 6> kRaySlopes{
 /// when every ray tried grazes an edge or a corner (exactly).
 std::optional<bool> inside_shell(const Vec3& p, const std::vector<Vec3>& positions,
                                  const std::vector<IndexedTriangle>& triangles, const std::vector<std::uint32_t>& shell,
-                                 const Bounds& box) {
+                                 const Box& box) {
   const double reach = (box.hi[0] - box.lo[0]) + (box.hi[1] - box.lo[1]) + (box.hi[2] - box.lo[2]) + 1;
   for (const auto& slope : kRaySlopes) {
     // q beyond the box along x, so no triangle of the shell holds it.
@@ -348,7 +345,7 @@ ShellNesting check_shell_nesting(const std::vector<Vec3>& positions, const std::
   if (components < 1) return result;
   std::vector<std::vector<std::uint32_t>> shells(components);
   std::vector<double> volume(components, 0);
-  std::vector<Bounds> box(components);
+  std::vector<Box> box(components);
   std::vector<bool> has_box(components, false);
   constexpr std::uint32_t kShared = 0xFFFFFFFEu, kUnused = 0xFFFFFFFFu;
   std::vector<std::uint32_t> corner_shell(positions.size(), kUnused);
@@ -372,7 +369,7 @@ ShellNesting check_shell_nesting(const std::vector<Vec3>& positions, const std::
   auto box_volume = [&](std::size_t c) {
     return (box[c].hi[0] - box[c].lo[0]) * (box[c].hi[1] - box[c].lo[1]) * (box[c].hi[2] - box[c].lo[2]);
   };
-  auto box_holds = [](const Bounds& b, const Vec3& p) {
+  auto box_holds = [](const Box& b, const Vec3& p) {
     for (std::size_t k = 0; k < 3; ++k)
       if (p[k] < b.lo[k] || p[k] > b.hi[k]) return false;
     return true;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <span>
 
 #include "distgrid/brick_key.hpp"
@@ -65,34 +66,18 @@ nlohmann::json grid_summary(const Grid<S>& grid) {
   }
   out["value_range"] = grid.stored_brick_count() == 0 ? nlohmann::json(nullptr) : nlohmann::json{lo, hi};
   // Extent over stored and inside bricks; absent bricks are the rest of it.
-  std::array<std::int64_t, 3> blo{}, bhi{};
-  bool any = false;
-  for (const auto* keys : {&grid.stored_keys(), &grid.inside_keys()})
-    for (std::int64_t key : *keys) {
-      const BrickCoord b = brick_of(key);
-      const std::array<std::int64_t, 3> c{b.bx, b.by, b.bz};
-      for (std::size_t a = 0; a < 3; ++a) {
-        blo[a] = any ? std::min(blo[a], c[a]) : c[a];
-        bhi[a] = any ? std::max(bhi[a], c[a]) : c[a];
-      }
-      any = true;
-    }
+  const std::optional<BrickExtent> extent = grid.extent();
   std::uint64_t in_extent = 0;
-  if (any) {
+  if (extent) {
     in_extent = 1;
-    for (std::size_t a = 0; a < 3; ++a) in_extent *= static_cast<std::uint64_t>(bhi[a] - blo[a] + 1);
+    for (std::size_t a = 0; a < 3; ++a) in_extent *= static_cast<std::uint64_t>(extent->hi[a] - extent->lo[a] + 1);
   }
   const std::uint64_t stored = grid.stored_brick_count(), inside = grid.inside_brick_count();
   out["bricks"] = {{"stored", stored}, {"inside", inside}, {"absent_in_extent", in_extent - stored - inside}};
-  if (any) {
-    out["extent"] = {{"lo", blo}, {"hi", bhi}};
-    const double h = grid.h();
-    nlohmann::json wlo = nlohmann::json::array(), whi = nlohmann::json::array();
-    for (std::size_t a = 0; a < 3; ++a) {
-      wlo.push_back(static_cast<double>(blo[a] * 8) * h);
-      whi.push_back(static_cast<double>(bhi[a] * 8 + 7) * h);
-    }
-    out["world_box"] = {{"lo", wlo}, {"hi", whi}};
+  if (extent) {
+    out["extent"] = {{"lo", extent->lo}, {"hi", extent->hi}};
+    const Box world = *grid.world_box();
+    out["world_box"] = {{"lo", world.lo}, {"hi", world.hi}};
   } else {
     out["extent"] = nullptr;
     out["world_box"] = nullptr;

@@ -236,7 +236,8 @@ struct HalfSpaceShape {
   Constant normal_length, offset;
 };
 enum class Combine { union_of, intersection_of, difference };
-enum class Side { center, inside, outside };
+/// A shell's `side` (not `Side`: mesh.hpp defines that name in this namespace).
+enum class ShellSide { center, inside, outside };
 struct RotateShape {
   bool quaternion = false;
   ConstantVec axis;   // unit axis (axis and angle), or the unit quaternion's vector part
@@ -245,12 +246,11 @@ struct RotateShape {
 };
 
 struct FieldGeometry::Node {
-  std::string type;
   std::variant<SphereShape, BoxShape, CylinderShape, TorusShape, CapsuleShape, HalfSpaceShape, Combine> primitive;
   enum class Kind { primitive, combine, offset, shell, translate, rotate, scale, gyroid } kind = Kind::primitive;
   std::vector<Node> children;  // operands (a difference's `from` first), or the one shape
   NumberField number, second;  // offset distance / shell thickness / gyroid cell and thickness
-  Side side = Side::center;
+  ShellSide side = ShellSide::center;
   ConstantVec vector;          // translate's by, the gyroid's origin
   RotateShape rotation;
   Constant factor;             // scale
@@ -284,8 +284,7 @@ Node read_node(const json& j, const std::string& path, DensityValues storage) {
   if (!j.is_object() || !j.contains("type") || !j["type"].is_string()) unreadable(path, "expected a shape object");
   const Reader r{j, path};
   Node node;
-  node.type = j["type"].get<std::string>();
-  const std::string& type = node.type;
+  const std::string type = j["type"].get<std::string>();
   if (type == "sphere") {
     node.primitive = SphereShape{constant_vec(r.vec("center")), Constant(HighPrecision(r.number("radius")))};
   } else if (type == "box") {
@@ -332,11 +331,11 @@ Node read_node(const json& j, const std::string& path, DensityValues storage) {
     node.number = read_number(r.member("thickness"), path + "/thickness", storage);
     const std::string side = j.value("side", "center");
     if (side == "center")
-      node.side = Side::center;
+      node.side = ShellSide::center;
     else if (side == "inside")
-      node.side = Side::inside;
+      node.side = ShellSide::inside;
     else if (side == "outside")
-      node.side = Side::outside;
+      node.side = ShellSide::outside;
     else
       unreadable(path + "/side", "expected center, inside or outside");
     node.children.push_back(read_node(r.member("shape"), path + "/shape", storage));
@@ -610,20 +609,23 @@ struct Evaluated {
   Membership membership = Membership::surface;  ///< only when asked for
 };
 
-/// Membership of a CSG node from its operands' (a difference's subtracted ones complemented).
-Membership combined(Combine how, const std::vector<Membership>& operands) {
+/// Membership of a CSG node, gathered operand by operand (a difference's
+/// subtracted ones complemented) so no evaluation allocates.
+struct Combined {
   bool any_inside = false, any_outside = false, all_inside = true, all_outside = true;
-  for (std::size_t c = 0; c < operands.size(); ++c) {
-    const Membership m = how == Combine::difference && c > 0 ? complement(operands[c]) : operands[c];
+
+  void add(Membership m) {
     any_inside = any_inside || m == Membership::inside;
     any_outside = any_outside || m == Membership::outside;
     all_inside = all_inside && m == Membership::inside;
     all_outside = all_outside && m == Membership::outside;
   }
-  if (how == Combine::union_of)
-    return any_inside ? Membership::inside : (all_outside ? Membership::outside : Membership::surface);
-  return any_outside ? Membership::outside : (all_inside ? Membership::inside : Membership::surface);
-}
+  Membership of(Combine how) const {
+    if (how == Combine::union_of)
+      return any_inside ? Membership::inside : (all_outside ? Membership::outside : Membership::surface);
+    return any_outside ? Membership::outside : (all_inside ? Membership::inside : Membership::surface);
+  }
+};
 
 template <class T>
 Evaluated<T> evaluate(const Node& node, const Vec<T>& p, bool sides) {
@@ -640,17 +642,17 @@ Evaluated<T> evaluate(const Node& node, const Vec<T>& p, bool sides) {
           node.primitive);
     case Node::Kind::combine: {
       const Combine how = std::get<Combine>(node.primitive);
-      std::vector<Membership> operands;
+      Combined membership;
       T result = 0;
       for (std::size_t c = 0; c < node.children.size(); ++c) {
         const Evaluated<T> e = evaluate(node.children[c], p, sides);
-        operands.push_back(e.membership);
+        membership.add(how == Combine::difference && c > 0 ? complement(e.membership) : e.membership);
         if (c == 0) result = e.value;
         else if (how == Combine::union_of) result = std::min(result, e.value);
         else if (how == Combine::intersection_of) result = std::max(result, e.value);
         else result = std::max(result, T(-e.value));
       }
-      return {result, sides ? combined(how, operands) : Membership::surface};
+      return {result, sides ? membership.of(how) : Membership::surface};
     }
     case Node::Kind::offset: {
       const T g = evaluate(node.children[0], p, false).value, d = node.number.at(p);
@@ -660,9 +662,9 @@ Evaluated<T> evaluate(const Node& node, const Vec<T>& p, bool sides) {
       // The wall is an interval [below, above] of the shape's value g.
       const T g = evaluate(node.children[0], p, false).value, t = node.number.at(p);
       T value, below = -t / 2, above = t / 2;
-      if (node.side == Side::center) {
+      if (node.side == ShellSide::center) {
         value = abs(g) - t / 2;
-      } else if (node.side == Side::inside) {
+      } else if (node.side == ShellSide::inside) {
         value = std::max(g, T(-g - t));
         below = -t;
         above = 0;
@@ -706,7 +708,7 @@ HighPrecision bound_of(const Node& node) {
     }
     case Node::Kind::offset: return bound_of(node.children[0]) + node.number.lipschitz;
     case Node::Kind::shell:
-      return bound_of(node.children[0]) + (node.side == Side::center ? node.number.lipschitz / 2 : node.number.lipschitz);
+      return bound_of(node.children[0]) + (node.side == ShellSide::center ? node.number.lipschitz / 2 : node.number.lipschitz);
     case Node::Kind::translate:
     case Node::Kind::rotate:
     case Node::Kind::scale: return bound_of(node.children[0]);
@@ -894,26 +896,22 @@ std::string_view membership_text(Membership m) noexcept {
 }
 
 FieldGeometry::FieldGeometry(const nlohmann::json& spec, DensityValues values)
-    : root_(std::make_unique<Node>(read_node(spec, "", values))) {}
+    : root_(std::make_unique<Node>(read_node(spec, "", values))), lipschitz_(bound_of(*root_)) {}
 FieldGeometry::~FieldGeometry() = default;
 FieldGeometry::FieldGeometry(FieldGeometry&&) noexcept = default;
 FieldGeometry& FieldGeometry::operator=(FieldGeometry&&) noexcept = default;
 
-std::string_view FieldGeometry::root_type() const noexcept { return root_->type; }
-
-HighPrecision FieldGeometry::value(const HighFieldPoint& p) const { return evaluate(*root_, p, false).value; }
-HighPrecision FieldGeometry::value(const FieldPoint& p) const { return value(high_point(p)); }
+HighPrecision FieldGeometry::value(const FieldPoint& p) const { return evaluate(*root_, high_point(p), false).value; }
 double FieldGeometry::value_double(const FieldPoint& p) const { return evaluate(*root_, p, false).value; }
 
-Membership FieldGeometry::membership(const HighFieldPoint& p) const { return evaluate(*root_, p, true).membership; }
-Membership FieldGeometry::membership(const FieldPoint& p) const { return membership(high_point(p)); }
+Membership FieldGeometry::membership(const FieldPoint& p) const { return evaluate(*root_, high_point(p), true).membership; }
 
 FieldGeometry::Evaluation FieldGeometry::evaluate_with_membership(const FieldPoint& p) const {
   const Evaluated<HighPrecision> e = evaluate(*root_, high_point(p), true);
   return {e.value, e.membership};
 }
 
-HighPrecision FieldGeometry::lipschitz_bound() const { return bound_of(*root_); }
+HighPrecision FieldGeometry::lipschitz_bound() const { return lipschitz_; }
 
 std::vector<FieldPoint> FieldGeometry::special_points() const {
   std::vector<Vec<HighPrecision>> high;

@@ -20,7 +20,6 @@ using detail::text_of;
 namespace {
 
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
-constexpr const char* kReportSchema = "distgrid-audit-report/1";
 
 /// Settings that make two runs unlike, in the order differences are named.
 constexpr const char* kLikeSettings[] = {"storage",    "parts", "spec_parts", "mesh_parts", "mesh_files",

@@ -35,7 +35,6 @@
 namespace distgrid::audit::reference {
 
 using FieldPoint = std::array<double, 3>;
-using HighFieldPoint = std::array<HighPrecision, 3>;
 
 /// Density-map values as a storage holds them: the given doubles (double
 /// storage) or each rounded to the nearest float (float storage).
@@ -56,17 +55,12 @@ class FieldGeometry {
   FieldGeometry(FieldGeometry&&) noexcept;
   FieldGeometry& operator=(FieldGeometry&&) noexcept;
 
-  /// The spec's type at the root ("sphere", "union", ...).
-  std::string_view root_type() const noexcept;
-
   /// f(p) by the definitions above, in high precision.
-  HighPrecision value(const HighFieldPoint& p) const;
   HighPrecision value(const FieldPoint& p) const;
   /// The same definitions in double (for volume estimates, not for audits).
   double value_double(const FieldPoint& p) const;
 
   /// Inside, outside or on the surface, by the membership tests above.
-  Membership membership(const HighFieldPoint& p) const;
   Membership membership(const FieldPoint& p) const;
 
   /// value() and membership() from one pass over the tree (each node still
@@ -79,6 +73,7 @@ class FieldGeometry {
 
   /// The documented bound on |grad f| over all space, in real arithmetic
   /// (docs/field-spec.md, "Lipschitz bounds"; an exact rotation keeps it).
+  /// Computed once, when the spec is read.
   HighPrecision lipschitz_bound() const;
 
   /// Special points of the geometry, in world coordinates (rounded to double).
@@ -88,6 +83,7 @@ class FieldGeometry {
 
  private:
   std::unique_ptr<Node> root_;
+  HighPrecision lipschitz_;
 };
 
 }  // namespace distgrid::audit::reference
