@@ -19,6 +19,7 @@
 #include "distgrid/audit/high_precision.hpp"
 #include "distgrid/audit/input_rng.hpp"
 #include "distgrid/audit/reference/field_geometry.hpp"
+#include "distgrid/audit/reference/side.hpp"
 #include "distgrid/field_json.hpp"
 #include "part_inputs.hpp"
 #include "stratified.hpp"
@@ -254,8 +255,6 @@ struct SignAndSlope {
   bool misclassified() const { return core_sign != exact_sign; }
 };
 
-const char* sign_text(double v) { return v < 0 ? "inside" : (v > 0 ? "outside" : "surface"); }
-
 /// A point a quarter voxel from p along the direction f grows fastest (central
 /// differences of the core's double values; +x where they give no direction).
 template <class S>
@@ -285,8 +284,8 @@ std::pair<StorageErrors, SignAndSlope> measure_storage(const Field<S>& field, co
   const double core = field.template eval<double>(p[0], p[1], p[2]);
   const FieldGeometry::Evaluation truth = reference.evaluate_with_membership(p);
   e.error = distance_error(HighPrecision(core), truth.value, h, band_width);
-  m.core_sign = sign_text(core);
-  m.exact_sign = std::string(reference::membership_text(truth.membership));
+  m.core_sign = std::string(reference::side_text(reference::side_of_sign(core)));
+  m.exact_sign = std::string(reference::side_text(truth.membership));
   m.margin_ulps = error_in_ulps(std::fabs(to_double(truth.value)), to_double(truth.value), band_width);
   if (in.sampled) {
     const HighPrecision kernel =

@@ -8,6 +8,7 @@
 #include "calculations.hpp"
 #include "distgrid/audit/input_rng.hpp"
 #include "distgrid/audit/reference/mesh.hpp"
+#include "distgrid/audit/reference/side.hpp"
 #include "distgrid/audit/reference/stored_nodes.hpp"
 #include "distgrid/mesh_bake.hpp"
 #include "distgrid/mesh_prepare.hpp"
@@ -107,8 +108,6 @@ Point unit(const Point& v) {
   const double length = std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
   return {v[0] / length, v[1] / length, v[2] / length};
 }
-
-const char* sign_text(double v) { return v < 0 ? "inside" : (v > 0 ? "outside" : "surface"); }
 
 struct MeshNodeDistance {
   static constexpr std::string_view id = "mesh.node_distance";
@@ -257,7 +256,7 @@ struct MeshNodeDistance {
       out.by_storage.push_back({distance_error(HighPrecision(stored), exact, h, band_width), arithmetic,
                                 distance_error(HighPrecision(stored), HighPrecision(core_double), h, band_width),
                                 std::nullopt});
-      out.core_sign.push_back(sign_text(stored));
+      out.core_sign.emplace_back(reference::side_text(reference::side_of_sign(stored)));
     }
     return out;
   }

@@ -63,15 +63,6 @@ std::string_view feature_text(Feature f) noexcept {
   return "face";
 }
 
-std::string_view side_text(Side s) noexcept {
-  switch (s) {
-    case Side::outside: return "outside";
-    case Side::inside: return "inside";
-    case Side::surface: return "surface";
-  }
-  return "outside";
-}
-
 namespace {
 
 using Integer = boost::multiprecision::mpz_int;

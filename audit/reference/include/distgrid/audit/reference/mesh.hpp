@@ -18,6 +18,7 @@
 #include <boost/multiprecision/gmp.hpp>
 
 #include "distgrid/audit/high_precision.hpp"
+#include "distgrid/audit/reference/side.hpp"
 
 namespace distgrid::audit::reference {
 
@@ -67,10 +68,6 @@ ExactClosestPoint exact_closest_point(const RationalPoint& p, const Point& a, co
 /// included (the nearest of their edges), by the same projection and clamped
 /// segments as exact_closest_point.
 Rational exact_distance_squared(const Point& p, const Point& a, const Point& b, const Point& c);
-
-enum class Side { outside, inside, surface };
-/// "outside", "inside", "surface".
-std::string_view side_text(Side s) noexcept;
 
 /// Side of q with respect to the closed triangle mesh `triangles` (any
 /// orientation), by the parity of the triangles the ray from q along +x
