@@ -81,7 +81,7 @@ constexpr RangeStratum kRangeStrata[] = {
      "side of, brick faces, |k| <= 4096"},
 };
 
-constexpr std::int64_t kLowestBrick = -65536, kHighestBrick = 65535;  // the key range, from DESIGN.md
+constexpr std::int64_t kLowestBrick = -65536, kHighestBrick = 65535;  // the key range (docs/conventions.md)
 constexpr std::int64_t kWidestBox = 64;                                // bricks per axis in a drawn box
 
 struct RangeInput {

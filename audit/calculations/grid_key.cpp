@@ -30,7 +30,7 @@ Calculation grid_key() {
       .inputs = "all 343 combinations of the range edges -65536, -65535, -1, 0, 1, 65534, 65535; uniform coordinates "
                 "over the key range; coordinates beyond it, which must be refused",
       .implementation = "brick_key, brick_of, brick_key_valid, brick_key_checked",
-      .reference = "the key in 128-bit integers and its three base-2^17 digits, from the convention in DESIGN.md",
+      .reference = "the key in 128-bit integers and its three base-2^17 digits, from the convention in docs/conventions.md",
       .errors = "error: |core key - reference key| in ulps of the key as a double, for inputs with a key; mismatches: "
                 "inputs with any wrong answer (key, inverse, validity, range refusal, key not exact as a double below "
                 "2^51). An integer is right or wrong, so no arithmetic / storage / method split.",

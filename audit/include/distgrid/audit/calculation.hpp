@@ -64,7 +64,7 @@ struct CalculationResult {
   /// The core's result against the high-precision value from exact node values:
   /// all the number types cost (arithmetic + storage), not the method.
   ErrorStats error{false, false};
-  /// Present where they apply; see DESIGN.md "How a calculation is audited".
+  /// Present where they apply; see docs/audit.md, "Errors".
   std::optional<ErrorStats> arithmetic, storage_error, method;
   /// Present for calculations declared exact: inputs with any wrong answer.
   std::optional<std::uint64_t> mismatches;
