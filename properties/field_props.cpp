@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include <boost/multiprecision/cpp_bin_float.hpp>
 
+#include "distgrid/audit/high_precision.hpp"
 #include "distgrid/error.hpp"
 #include "distgrid/field_json.hpp"
 #include "distgrid/properties/generators.hpp"
@@ -20,7 +20,7 @@ namespace distgrid {
 namespace {
 
 using namespace properties;
-using HighPrecision = boost::multiprecision::cpp_bin_float_50;
+using audit::HighPrecision;
 
 Vec3 point_in_voxels(double h, int reach) {
   return {*dyadic(std::int64_t{reach} << 8, 8) * h, *dyadic(std::int64_t{reach} << 8, 8) * h,
@@ -64,7 +64,7 @@ DISTGRID_PROPERTY(FieldEval, translatingAShapeTranslatesItsFieldExactly, 200) {
 
 // The primitives are exact distances: in double they stay within a few ulps (of
 // the value, or of the shape's size near the surface) of the same formula in
-// 50-digit arithmetic.
+// the references' high precision (134 bits).
 DISTGRID_PROPERTY(FieldEval, primitivesInDoubleAreWithinAFewUlpsOfHighPrecision, 300) {
   const double h = 0.125;
   const ShapeSpec a = *primitive_spec(h);

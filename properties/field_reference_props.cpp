@@ -1,5 +1,5 @@
 // Properties of compiled formulas against the audit's geometric reference
-// (audit/include/distgrid/audit/reference/field_geometry.hpp, written from each
+// (audit/reference/include/distgrid/audit/reference/field_geometry.hpp, written from each
 // node's definition in docs/field-spec.md, not from core): every node type's
 // value at random points and at the special points of its geometry (centres,
 // axes, cap rims, box edges and corners, the torus's centre and circles,
@@ -24,7 +24,7 @@ using namespace properties;
 using audit::HighPrecision;
 using audit::reference::DensityValues;
 using audit::reference::FieldGeometry;
-using audit::reference::Membership;
+using audit::reference::Side;
 
 /// A half-space with a direction of small integers, with or without an offset.
 rc::Gen<ShapeSpec> halfspace_spec(double h) {
@@ -143,7 +143,7 @@ void check_agrees(const nlohmann::json& spec, const std::vector<std::array<doubl
     RC_LOG() << "at (" << p[0] << ", " << p[1] << ", " << p[2] << "): core " << core << ", reference " << truth << "\n";
     RC_ASSERT(std::fabs(core - truth) <= tolerance);
     if (std::fabs(truth) > 4 * tolerance)
-      RC_ASSERT(exact.membership == (core < 0 ? Membership::inside : Membership::outside));
+      RC_ASSERT(exact.membership == (core < 0 ? Side::inside : Side::outside));
   }
 }
 

@@ -49,7 +49,7 @@ DISTGRID_PROPERTY(MeshClosestPoint, distanceIsTheExactMinimumUpToRounding, 1000)
   const TriangleCase t = *triangle_case();
   const Vec3 p = point_near(t);
   const ClosestPoint got = closest_point_on_triangle(p, t.a, t.b, t.c);
-  const Rational exact_min = exact_triangle_distance2(exact(p), exact(t.a), exact(t.b), exact(t.c));
+  const Rational exact_min = exact_triangle_distance2(p, t.a, t.b, t.c);
   const Rational tol = tolerance2(t, p);
   RC_ASSERT(abs_rational(exact_distance2(exact(p), exact(got.point)) - exact_min) <= tol);
   RC_ASSERT(abs_rational(Rational(got.distance_squared) - exact_min) <= tol);
@@ -74,10 +74,10 @@ DISTGRID_PROPERTY(MeshClosestPoint, isNoFartherThanAnyCornerOrAnyPointOfAnEdge, 
 DISTGRID_PROPERTY(MeshClosestPoint, liesOnTheTriangle, 1000) {
   const TriangleCase t = *triangle_case();
   const Vec3 p = point_near(t);
-  const RVec q = exact(closest_point_on_triangle(p, t.a, t.b, t.c).point);
+  const Vec3 q = closest_point_on_triangle(p, t.a, t.b, t.c).point;
   const Rational tol = tolerance2(t, p);
   // Within rounding of the triangle: its exact distance to the triangle is ~0.
-  RC_ASSERT(exact_triangle_distance2(q, exact(t.a), exact(t.b), exact(t.c)) <= tol);
+  RC_ASSERT(exact_triangle_distance2(q, t.a, t.b, t.c) <= tol);
 }
 
 // The feature names where the closest point is: a corner is returned exactly, an
@@ -88,7 +88,7 @@ DISTGRID_PROPERTY(MeshClosestPoint, featureAgreesWithTheRegionOfTheClosestPoint,
   const Vec3 p = point_near(t);
   const ClosestPoint got = closest_point_on_triangle(p, t.a, t.b, t.c);
   const RVec rp = exact(p), ra = exact(t.a), rb = exact(t.b), rc = exact(t.c);
-  const Rational exact_min = exact_triangle_distance2(rp, ra, rb, rc);
+  const Rational exact_min = exact_triangle_distance2(p, t.a, t.b, t.c);
   const Rational tol = tolerance2(t, p);
   RC_TAG(feature_name(got.feature));
   const auto on_edge = [&](const RVec& s, const RVec& e) {

@@ -1,17 +1,3 @@
-// bake.plan: which bricks a bake computes, in float and double bricks.
-//
-// Implementation under test: plan_brick_range (the brick range from a box),
-// Field<S>::classify (the ball test) and plan_bricks (the plan a bake runs).
-// Every answer is a decision, checked against an exact one:
-//   brick_range        floor(x / h / 8) vs floor(x / (8 h)) in exact rationals, at the run's h;
-//   range_covers_nodes at voxel sizes that are not powers of two, where x / h rounds: does the
-//                      range still hold the brick of the first and the last node of the box?
-//   skipped_bricks     every brick of the plan's range that the plan does not compute reads
-//                      +band h (skipped) or -band h (inside): all its 512 nodes must be
-//                      beyond that band edge, node values exact (MPFR);
-//   ball               the ball of radius 3.5 sqrt(3) h around a brick centre, classified
-//                      outside or inside, must hold no witness point with |f| < band h.
-// The error is the brick index error of brick_range, in ulps of the exact index.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -33,7 +19,40 @@
 #include "distgrid/plan.hpp"
 #include "part_inputs.hpp"
 
-namespace distgrid::audit::runs {
+namespace distgrid::audit::calcs {
+
+namespace {
+std::vector<CalculationResult> run(RunContext& context);
+std::vector<ReplayValue> replay(RunContext& context, const ReplayRequest& request);
+}  // namespace
+
+Calculation bake_plan() {
+  return {
+      .id = "bake.plan",
+      .title = "Bricks to compute",
+      .declared = PrecisionClass::bits64,
+      .sources = {{"core/src/plan.cpp", "plan_brick_range"},
+                  {"core/src/field.cpp", "Field<S>::classify"},
+                  {"core/src/field.cpp", "lipschitz_test"},
+                  {"core/src/plan.cpp", "plan_bricks"}},
+      .formula = "brick range = floor(x / h / 8) for the box's limits x (grown by band h), in double; a brick is "
+                 "computed unless the ball of radius 3.5 sqrt(3) h around its centre ((b * 8 + 3.5) h per axis) is "
+                 "classified wholly outside (f >= band h) or wholly inside (f <= -band h) from f at the centre and "
+                 "Lipschitz bounds",
+      .inputs = "box limits on brick faces, one ulp either side, anywhere in the key range, uniform, and at voxel "
+                "sizes that are not powers of two; every brick of each default part's range (origin and far copy) "
+                "that the plan does not compute; balls around the bricks of points in the band and just beyond it, at "
+                "the origin and far",
+      .implementation = "plan_brick_range, Field<S>::classify, plan_bricks",
+      .reference = "brick ranges and node indices in exact rationals (GMP); node values f(i h) and witness values in "
+                   "the ball in high precision (MPFR), Field<S>'s formula with its data as stored",
+      .errors = "decisions only (see decisions[].what): brick_range, range_covers_nodes, skipped_bricks and ball, "
+                "each against its exact answer with the margin to the boundary. error: brick_range's index error, in "
+                "ulps of the exact index as a double; no arithmetic / storage / method split (nothing is read back).",
+      .run = &run,
+      .replay = &replay,
+  };
+}
 
 namespace {
 
@@ -62,7 +81,7 @@ constexpr RangeStratum kRangeStrata[] = {
      "side of, brick faces, |k| <= 4096"},
 };
 
-constexpr std::int64_t kLowestBrick = -65536, kHighestBrick = 65535;  // the key range, from DESIGN.md
+constexpr std::int64_t kLowestBrick = -65536, kHighestBrick = 65535;  // the key range (docs/conventions.md)
 constexpr std::int64_t kWidestBox = 64;                                // bricks per axis in a drawn box
 
 struct RangeInput {
@@ -513,9 +532,8 @@ std::vector<StratumCount> all_strata() {
   return strata;
 }
 
-}  // namespace
 
-std::vector<CalculationResult> run_bake_plan(RunContext& context) {
+std::vector<CalculationResult> run(RunContext& context) {
   const RunSettings& s = context.settings();
   // The brick range does not depend on the storage or the part: measured once.
   // A shard measures its share (RunContext::shard_inputs) of each generator.
@@ -578,7 +596,7 @@ std::vector<CalculationResult> run_bake_plan(RunContext& context) {
   return out;
 }
 
-std::vector<ReplayValue> replay_bake_plan(RunContext& context, const ReplayRequest& request) {
+std::vector<ReplayValue> replay(RunContext& context, const ReplayRequest& request) {
   const RunSettings& s = context.settings();
   const InputRecord& in = request.input;
   const double band_width = s.band * s.h;
@@ -630,4 +648,6 @@ std::vector<ReplayValue> replay_bake_plan(RunContext& context, const ReplayReque
   return run(part.field<double>(where), where);
 }
 
-}  // namespace distgrid::audit::runs
+}  // namespace
+
+}  // namespace distgrid::audit::calcs

@@ -1,55 +1,31 @@
 #pragma once
-// Entry points of the audited calculations, one file each, named after the id.
-// Only calculation.cpp (the registry) calls them.
-#include <vector>
-
+// The descriptor of each audited calculation, one per file named after its id
+// (grid.sample: grid_sample.cpp); registry.cpp lists them in report order.
 #include "distgrid/audit/calculation.hpp"
 #include "distgrid/audit/run.hpp"
 
-namespace distgrid::audit::runs {
+namespace distgrid::audit::calcs {
 
-std::vector<CalculationResult> run_bake_plan(RunContext& context);
-std::vector<ReplayValue> replay_bake_plan(RunContext& context, const ReplayRequest& request);
-std::vector<CalculationResult> run_bake_node_values(RunContext& context);
-std::vector<ReplayValue> replay_bake_node_values(RunContext& context, const ReplayRequest& request);
-std::vector<CalculationResult> run_grid_key(RunContext& context);
-std::vector<ReplayValue> replay_grid_key(RunContext& context, const ReplayRequest& request);
-std::vector<CalculationResult> run_grid_sample(RunContext& context);
-std::vector<ReplayValue> replay_grid_sample(RunContext& context, const ReplayRequest& request);
-std::vector<CalculationResult> run_grid_volume(RunContext& context);
-std::vector<ReplayValue> replay_grid_volume(RunContext& context, const ReplayRequest& request);
-std::vector<CalculationResult> run_contour_surface_nets(RunContext& context);
-std::vector<ReplayValue> replay_contour_surface_nets(RunContext& context, const ReplayRequest& request);
-std::vector<CalculationResult> run_contour_marching_cubes(RunContext& context);
-std::vector<ReplayValue> replay_contour_marching_cubes(RunContext& context, const ReplayRequest& request);
-std::vector<CalculationResult> run_export_stl(RunContext& context);
-std::vector<ReplayValue> replay_export_stl(RunContext& context, const ReplayRequest& request);
-std::vector<CalculationResult> run_export_obj(RunContext& context);
-std::vector<ReplayValue> replay_export_obj(RunContext& context, const ReplayRequest& request);
-std::vector<CalculationResult> run_export_ply(RunContext& context);
-std::vector<ReplayValue> replay_export_ply(RunContext& context, const ReplayRequest& request);
-std::vector<CalculationResult> run_mesh_weld(RunContext& context);
-std::vector<ReplayValue> replay_mesh_weld(RunContext& context, const ReplayRequest& request);
-std::vector<CalculationResult> run_mesh_normals(RunContext& context);
-std::vector<ReplayValue> replay_mesh_normals(RunContext& context, const ReplayRequest& request);
-std::vector<CalculationResult> run_mesh_node_distance(RunContext& context);
-std::vector<ReplayValue> replay_mesh_node_distance(RunContext& context, const ReplayRequest& request);
-std::vector<CalculationResult> run_mesh_closest_point(RunContext& context);
-std::vector<ReplayValue> replay_mesh_closest_point(RunContext& context, const ReplayRequest& request);
-std::vector<CalculationResult> run_mesh_ray_parity(RunContext& context);
-std::vector<ReplayValue> replay_mesh_ray_parity(RunContext& context, const ReplayRequest& request);
-std::vector<CalculationResult> run_mesh_edge_key(RunContext& context);
-std::vector<ReplayValue> replay_mesh_edge_key(RunContext& context, const ReplayRequest& request);
-std::vector<CalculationResult> run_grid_gradient(RunContext& context);
-std::vector<ReplayValue> replay_grid_gradient(RunContext& context, const ReplayRequest& request);
-std::vector<CalculationResult> run_grid_world_box(RunContext& context);
-std::vector<ReplayValue> replay_grid_world_box(RunContext& context, const ReplayRequest& request);
-std::vector<CalculationResult> run_grid_volume(RunContext& context);
-std::vector<CalculationResult> run_field_density_store(RunContext& context);
-std::vector<ReplayValue> replay_field_density_store(RunContext& context, const ReplayRequest& request);
-std::vector<CalculationResult> run_field_density_value(RunContext& context);
-std::vector<ReplayValue> replay_field_density_value(RunContext& context, const ReplayRequest& request);
-std::vector<CalculationResult> run_field_eval(RunContext& context);
-std::vector<ReplayValue> replay_field_eval(RunContext& context, const ReplayRequest& request);
+Calculation bake_plan();
+Calculation bake_node_values();
+Calculation grid_key();
+Calculation grid_sample();
+Calculation grid_gradient();
+Calculation grid_world_box();
+Calculation grid_volume();
+Calculation mesh_weld();
+Calculation mesh_normals();
+Calculation mesh_node_distance();
+Calculation mesh_closest_point();
+Calculation mesh_ray_parity();
+Calculation field_density_store();
+Calculation field_density_value();
+Calculation field_eval();
+Calculation mesh_edge_key();
+Calculation contour_surface_nets();
+Calculation contour_marching_cubes();
+Calculation export_stl();
+Calculation export_obj();
+Calculation export_ply();
 
-}  // namespace distgrid::audit::runs
+}  // namespace distgrid::audit::calcs

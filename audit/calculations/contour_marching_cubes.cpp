@@ -1,19 +1,35 @@
-// contour.marching_cubes: the vertices of the marching-cubes mesh, one per grid
-// edge whose ends change sign, in float and double bricks.
-//
-// Implementation under test: contour() with the marching-cubes mesher. For every
-// grid edge near the surface the audit decides from the stored values' signs
-// whether it needs a vertex and matches the core's vertices to those edges
-// (exact). A subset of vertices drawn per stratum is then compared, in high
-// precision, with
-//   arithmetic  the edge's crossing t = d0 / (d0 - d1) from the same stored values;
-//   storage     the same crossing from exact node values clamp(f(i h), +-band h);
-//   method      |f| at the exact-value vertex, for parts whose f is a distance.
-// Loop-centre vertices (fans of cells whose loops need one) lie on no edge; they
-// are counted, not audited. Shared machinery: contour_audit.hpp.
 #include "contour_audit.hpp"
 
-namespace distgrid::audit::runs {
+namespace distgrid::audit::calcs {
+
+namespace {
+std::vector<CalculationResult> run(RunContext& context);
+std::vector<ReplayValue> replay(RunContext& context, const ReplayRequest& request);
+}  // namespace
+
+Calculation contour_marching_cubes() {
+  return {
+      .id = "contour.marching_cubes",
+      .title = "Marching-cubes contour vertices",
+      .declared = PrecisionClass::bits32_in_part,
+      .sources = {{"core/src/contour/marching_cubes.hpp", "add_edge_vertex"},
+                  {"core/src/contour/contour.cpp", "contour"}},
+      .formula = "a grid edge whose ends differ in sign (value < 0 inside) gets one vertex at t = d0 / (d0 - d1) from "
+                 "its lower node, at world (i + t e_axis) * h; in double",
+      .inputs = "per part and storage, every grid edge near the surface for the decision; then vertices of "
+                "sign-changing edges drawn uniformly from: all such edges; those with an end within h/64 of zero; "
+                "those joining two bricks; those whose end values differ by less than h/4; the part's copy ~5e5 h "
+                "from the origin. Each draw from (seed, generator, index); a tenth of --inputs per generator and "
+                "part.",
+      .implementation = "contour with Mesher::marching_cubes (brick-wise)",
+      .reference = "edges and their signs from the stored values read through the audit's own key map; the crossing "
+                   "in high precision from those values and from exact node values clamp(f(i h), +-band h); the "
+                   "part's formula in high precision at the vertex; edge counts and volume of the mesh computed here",
+      .errors = contour_audit::kErrors,
+      .run = &run,
+      .replay = &replay,
+  };
+}
 
 namespace {
 
@@ -30,14 +46,15 @@ constexpr contour_audit::Stratum kStrata[] = {
 
 const contour_audit::Spec kSpec{"contour.marching_cubes", Mesher::marching_cubes, kStrata, std::size(kStrata)};
 
-}  // namespace
 
-std::vector<CalculationResult> run_contour_marching_cubes(RunContext& context) {
+std::vector<CalculationResult> run(RunContext& context) {
   return contour_audit::run(kSpec, context);
 }
 
-std::vector<ReplayValue> replay_contour_marching_cubes(RunContext& context, const ReplayRequest& request) {
+std::vector<ReplayValue> replay(RunContext& context, const ReplayRequest& request) {
   return contour_audit::replay(kSpec, context, request);
 }
 
-}  // namespace distgrid::audit::runs
+}  // namespace
+
+}  // namespace distgrid::audit::calcs

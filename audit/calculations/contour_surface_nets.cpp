@@ -1,17 +1,38 @@
-// contour.surface_nets: the vertices of the surface-nets mesh, one per cell
-// whose corners change sign, in float and double bricks.
-//
-// Implementation under test: contour() with the surface-nets mesher. For every
-// cell near the surface the audit decides from the stored values' signs whether
-// it needs a vertex and matches the core's vertices to those cells (exact). A
-// subset of vertices drawn per stratum is then compared, in high precision, with
-//   arithmetic  the mean of the edge crossings from the same stored values;
-//   storage     the same mean from exact node values clamp(f(i h), +-band h);
-//   method      |f| at the exact-value vertex, for parts whose f is a distance.
-// Shared machinery: contour_audit.hpp.
 #include "contour_audit.hpp"
 
-namespace distgrid::audit::runs {
+namespace distgrid::audit::calcs {
+
+namespace {
+std::vector<CalculationResult> run(RunContext& context);
+std::vector<ReplayValue> replay(RunContext& context, const ReplayRequest& request);
+}  // namespace
+
+Calculation contour_surface_nets() {
+  return {
+      .id = "contour.surface_nets",
+      .title = "Surface-nets contour vertices",
+      .declared = PrecisionClass::bits32_in_part,
+      .sources = {{"core/src/contour/surface_nets.hpp", "add_piece_vertex"},
+                  {"core/src/contour/node_block.hpp", "cell_pattern"},
+                  {"core/src/contour/contour.cpp", "contour"}},
+      .formula = "a cell whose corners differ in sign (value < 0 inside) gets one vertex at the mean of its crossing "
+                 "edges' points, t = d_lo / (d_lo - d_hi) from each edge's lower corner, at world (i + local) * h; in "
+                 "double",
+      .inputs = "per part and storage, every cell near the surface for the decision; then vertices of sign-changing "
+                "cells drawn uniformly from: all such cells; those with a corner within h/64 of zero; those spanning "
+                "two bricks; those with an ill-conditioned crossing edge; those with a checkerboard face; the part's "
+                "copy ~5e5 h from the origin. Each draw from (seed, generator, index); a tenth of --inputs per "
+                "generator and part.",
+      .implementation = "contour with Mesher::surface_nets (brick-wise), default options",
+      .reference = "cells and their signs from the stored values read through the audit's own key map; the mean of "
+                   "the crossing points in high precision from those values and from exact node values clamp(f(i h), "
+                   "+-band h); the part's formula in high precision at the vertex; edge counts and volume of the mesh "
+                   "computed here",
+      .errors = contour_audit::kErrors,
+      .run = &run,
+      .replay = &replay,
+  };
+}
 
 namespace {
 
@@ -31,14 +52,15 @@ constexpr contour_audit::Stratum kStrata[] = {
 
 const contour_audit::Spec kSpec{"contour.surface_nets", Mesher::surface_nets, kStrata, std::size(kStrata)};
 
-}  // namespace
 
-std::vector<CalculationResult> run_contour_surface_nets(RunContext& context) {
+std::vector<CalculationResult> run(RunContext& context) {
   return contour_audit::run(kSpec, context);
 }
 
-std::vector<ReplayValue> replay_contour_surface_nets(RunContext& context, const ReplayRequest& request) {
+std::vector<ReplayValue> replay(RunContext& context, const ReplayRequest& request) {
   return contour_audit::replay(kSpec, context, request);
 }
 
-}  // namespace distgrid::audit::runs
+}  // namespace
+
+}  // namespace distgrid::audit::calcs

@@ -1,9 +1,36 @@
-// export.stl: numbers as written to binary STL (float32 numbers: the 32-bit exchange step) and ASCII STL (17 significant digits), read back from the bytes by the
-// audit's own reader and compared with the mesh's doubles. Shared machinery:
-// export_audit.hpp.
 #include "export_audit.hpp"
 
-namespace distgrid::audit::runs {
+namespace distgrid::audit::calcs {
+
+namespace {
+std::vector<CalculationResult> run(RunContext& context);
+std::vector<ReplayValue> replay(RunContext& context, const ReplayRequest& request);
+}  // namespace
+
+Calculation export_stl() {
+  return {
+      .id = "export.stl",
+      .title = "Numbers written to STL",
+      .declared = PrecisionClass::bits32_in_part,
+      .sources = {{"core/src/mesh_write.cpp", "binary_stl"},
+                  {"core/src/mesh_write.cpp", "ascii_stl"},
+                  {"core/src/mesh_write.cpp", "append_f32_le"},
+                  {"core/src/mesh_write.cpp", "append_number"}},
+      .formula = "binary STL: each corner coordinate rounded to the nearest float32 (little-endian); ASCII STL: "
+                 "printed with 17 significant digits",
+      .inputs = "per part and storage: the first --inputs triangles of the surface-nets mesh, at the origin and moved "
+                "~5e5 h away; per run: --inputs random corners (exponents 2^-16 .. 2^25, signed zeros)",
+      .implementation = "write_mesh with MeshFormat::stl_binary and stl_ascii into a temporary directory",
+      .reference = "the written bytes read back by the audit's own STL readers (float32 from the binary layout, "
+                   "strtod for text); the float nearest each double checked from its two neighbours",
+      .errors = "error: |read corner - mesh corner| in h and in ulps of the mesh's coordinate (no floor). Binary STL "
+                "is the 32-bit exchange step; ASCII STL must read back bit for bit. mismatches: ASCII numbers that do "
+                "not read back exactly, and binary floats that are not the nearest float. Nothing stored or "
+                "discretised: no arithmetic / storage / method split.",
+      .run = &run,
+      .replay = &replay,
+  };
+}
 
 namespace {
 
@@ -11,12 +38,13 @@ constexpr export_audit::Format kFormats[] = {{MeshFormat::stl_binary, "stl_binar
 
 const export_audit::Spec kSpec{"export.stl", kFormats, std::size(kFormats)};
 
-}  // namespace
 
-std::vector<CalculationResult> run_export_stl(RunContext& context) { return export_audit::run(kSpec, context); }
+std::vector<CalculationResult> run(RunContext& context) { return export_audit::run(kSpec, context); }
 
-std::vector<ReplayValue> replay_export_stl(RunContext& context, const ReplayRequest& request) {
+std::vector<ReplayValue> replay(RunContext& context, const ReplayRequest& request) {
   return export_audit::replay(kSpec, context, request);
 }
 
-}  // namespace distgrid::audit::runs
+}  // namespace
+
+}  // namespace distgrid::audit::calcs

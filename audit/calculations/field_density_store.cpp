@@ -1,13 +1,3 @@
-// field.density_store: a density map's values as the compiled formula keeps
-// them, in float and double storage.
-//
-// Implementation under test: compile_field<S> storing each given value as S.
-// The values are read back through the probe of density_probe.hpp at the cell
-// centres of a map with unit cells (lo = 0, n a power of two), where the
-// interpolation weights are exactly 0 and 1 and the blend is 0 + 1 * d, so the
-// number read is the stored value itself. Reference: the given double, exact.
-// Error: |stored - given| in ulps of the given value with its magnitude raised
-// to 1 (the map's full scale), as a distance's ulps are raised to band h.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -17,14 +7,38 @@
 #include <vector>
 
 #include "calculations.hpp"
-#include "density_probe.hpp"
+#include "distgrid/audit/reference/density_probe.hpp"
 #include "distgrid/audit/input_rng.hpp"
 #include "distgrid/audit/parallel.hpp"
 #include "distgrid/audit/report.hpp"
 #include "distgrid/error.hpp"
 #include "part_inputs.hpp"
+#include "generator.hpp"
 
-namespace distgrid::audit::runs {
+namespace distgrid::audit::calcs {
+
+namespace {
+std::vector<CalculationResult> run(RunContext& context);
+std::vector<ReplayValue> replay(RunContext& context, const ReplayRequest& request);
+}  // namespace
+
+Calculation field_density_store() {
+  return {
+      .id = "field.density_store",
+      .title = "Density map as stored",
+      .declared = PrecisionClass::bits32_in_part,
+      .sources = {{"core/src/field_json.cpp", "density"}},
+      .formula = "each value of a density map is kept as S when the formula is compiled",
+      .inputs = "values uniform in [0, 1], exactly at and a quarter ulp beside float rounding ties, below float's "
+                "normal range, just below 1, and decimal fractions k / 1000",
+      .implementation = "compile_field<S>, read back exactly at the cell centres of a probe map",
+      .reference = "the given double value",
+      .errors = "error: stored vs given, in ulps of the given value with its magnitude raised to 1 (the map's full "
+                "scale). A stored value has no arithmetic or method to separate.",
+      .run = &run,
+      .replay = &replay,
+  };
+}
 
 namespace {
 
@@ -32,11 +46,7 @@ constexpr std::string_view kId = "field.density_store";
 
 enum class Stratum { uniform, float_ties, tiny, near_one, decimal };
 
-struct StratumSpec {
-  Stratum kind;
-  const char* name;
-  const char* description;
-};
+using StratumSpec = Generator<Stratum>;
 
 constexpr StratumSpec kStrata[] = {
     {Stratum::uniform, "uniform", "uniform in [0, 1] on the 2^-53 lattice"},
@@ -92,12 +102,12 @@ std::vector<double> stored_values(const std::vector<double>& given) {
   const reference::DensityMapSpec map = unit_cell_map();
   std::vector<double> values = given;
   values.resize(kPerMap, 0.0);  // pad a short block
-  const Field<S> probe = compile_field<S>(density_probe_spec(map, values, 2));
+  const Field<S> probe = compile_field<S>(reference::density_probe_spec(map, values, 2));
   std::vector<double> out(given.size());
   for (std::size_t n = 0; n < given.size(); ++n) {
     const double i = static_cast<double>(n % kRow);
     const double j = static_cast<double>(n / kRow);
-    out[n] = probe_number(probe, {i + 0.5, j + 0.5, 0.0});
+    out[n] = reference::probe_number(probe, {i + 0.5, j + 0.5, 0.0});
   }
   return out;
 }
@@ -111,9 +121,8 @@ ErrorValue value_error(double stored, double given) {
   return e;
 }
 
-}  // namespace
 
-std::vector<CalculationResult> run_field_density_store(RunContext& context) {
+std::vector<CalculationResult> run(RunContext& context) {
   const RunSettings& s = context.settings();
   // This shard's share of each generator; a value is stored alone (replay
   // stores a block of one), so blocks may start anywhere.
@@ -165,7 +174,7 @@ std::vector<CalculationResult> run_field_density_store(RunContext& context) {
   return out;
 }
 
-std::vector<ReplayValue> replay_field_density_store(RunContext& context, const ReplayRequest& request) {
+std::vector<ReplayValue> replay(RunContext& context, const ReplayRequest& request) {
   const InputRecord& in = request.input;
   (void)context;
   for (const StratumSpec& stratum : kStrata) {
@@ -178,4 +187,6 @@ std::vector<ReplayValue> replay_field_density_store(RunContext& context, const R
   throw Error(ErrorCode::badarg, "replay: field.density_store has no generator \"" + in.generator + "\"");
 }
 
-}  // namespace distgrid::audit::runs
+}  // namespace
+
+}  // namespace distgrid::audit::calcs

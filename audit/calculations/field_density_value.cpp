@@ -1,36 +1,50 @@
-// field.density_value: the number that follows a density map (a wall
-// thickness), in float and double storage.
-//
-// Implementation under test: the compiled formula's density number
-// (detail::density_value through Field<S>::eval<double>), read exactly through
-// the probe of density_probe.hpp on the planes x = 0, y = 0 and z = 0. The map:
-// 5 x 4 x 3 cells over a box holding the origin, values drawn from the seed
-// (some exact in float), v0 = 0.04, v1 = 0.12 (the default gyroid's wall).
-// References (reference::density_number, in high precision, the cell width
-// unrounded):
-//   arithmetic  from the values as stored (rounded to S, as field.density_store checks);
-//   storage     from the stored values vs from the given values;
-// error: the core's number vs high precision from the given values. No method
-// error: the interpolated map is the number's definition. In h (a thickness is a
-// length) and in ulps of the reference with its magnitude raised to max(v0, v1).
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "calculations.hpp"
-#include "density_probe.hpp"
 #include "distgrid/audit/high_precision.hpp"
 #include "distgrid/audit/input_rng.hpp"
-#include "distgrid/audit/parallel.hpp"
-#include "distgrid/audit/report.hpp"
+#include "distgrid/audit/reference/density_map.hpp"
+#include "distgrid/audit/reference/density_probe.hpp"
 #include "distgrid/error.hpp"
+#include "distgrid/field_json.hpp"
 #include "part_inputs.hpp"
+#include "stratified.hpp"
 
-namespace distgrid::audit::runs {
+namespace distgrid::audit::calcs {
+
+namespace {
+struct FieldDensityValue;  // the measurement, below
+}  // namespace
+
+Calculation field_density_value() {
+  return {
+      .id = "field.density_value",
+      .title = "Number that follows a density map",
+      .declared = PrecisionClass::bits32_in_part,
+      .sources = {{"core/include/distgrid/field_nodes.hpp", "density_value"},
+                  {"core/include/distgrid/field_nodes.hpp", "cell_coord"}},
+      .formula = "v = v0 + (v1 - v0) * d, d trilinear between cell centres of the map's S values, the edge value held "
+                 "outside, in double",
+      .inputs = "points on the planes x, y, z = 0 (where the probe reads the number exactly): uniform over the map's "
+                "box, on cell centres, on cell faces, and outside the box",
+      .implementation = "Field<S>::eval<double> of a probe formula whose value is -v/2 exactly",
+      .reference = "the map's definition in high precision with the cell width unrounded, from the values as stored "
+                   "and from the given values",
+      .errors = "error: the core's number vs high precision from the given values; arithmetic: vs high precision from "
+                "the stored values; storage: stored vs given values through the interpolation. In h and in ulps of "
+                "the reference with its magnitude raised to max(|v0|, |v1|). No method error (null).",
+      .run = &run_stratified<FieldDensityValue>,
+      .replay = &replay_stratified<FieldDensityValue>,
+  };
+}
 
 namespace {
 
@@ -61,176 +75,117 @@ std::vector<double> map_values(std::uint64_t seed) {
 
 enum class Stratum { uniform, centres, cell_faces, outside };
 
-struct StratumSpec {
-  Stratum kind;
-  const char* name;
-  const char* description;
-};
-
-constexpr StratumSpec kStrata[] = {
-    {Stratum::uniform, "uniform", "uniform over the map's box on the plane x, y or z = 0 (by index)"},
-    {Stratum::centres, "centres",
-     "a uniform point with each free coordinate moved to its nearest cell centre lo + (c + 1/2) w"},
-    {Stratum::cell_faces, "cell_faces",
-     "a uniform point with one free coordinate moved to a cell face lo + c w: half way between centres"},
-    {Stratum::outside, "outside", "uniform over the box widened by one cell width per side: the held edge values"},
-};
-
+/// The probes of the map, one per plane axis and run storage (at 3 storage + axis).
 struct Probes {
-  std::vector<double> given;
-  reference::DensityMapSpec map;
-  std::array<std::optional<Field<float>>, 3> as_float;
-  std::array<std::optional<Field<double>>, 3> as_double;
+  std::vector<std::variant<Field<float>, Field<double>>> fields;
 };
 
-Probes make_probes(const RunContext& context) {
-  Probes p;
-  p.map = the_map();
-  p.given = map_values(context.settings().seed);
-  for (std::size_t axis = 0; axis < 3; ++axis) {
-    const nlohmann::json spec = density_probe_spec(p.map, p.given, axis);
-    if (context.wants(Storage::float32)) p.as_float[axis].emplace(compile_field<float>(spec));
-    if (context.wants(Storage::float64)) p.as_double[axis].emplace(compile_field<double>(spec));
-  }
-  return p;
-}
-
-/// A point on the plane p[index % 3] = 0.
-Point generate_input(const StratumSpec& stratum, const reference::DensityMapSpec& map, std::uint64_t seed,
-                     std::uint64_t index) {
-  InputRng rng(seed, kId, stratum.name, index);
-  const std::size_t axis = index % 3;
+/// A point on the plane p[axis] = 0.
+struct PlanePoint {
   Point p{};
-  std::array<double, 3> width{};
-  for (std::size_t a = 0; a < 3; ++a) width[a] = (map.hi[a] - map.lo[a]) / static_cast<double>(map.cells[a]);
-  for (std::size_t a = 0; a < 3; ++a) {
-    const double grow = stratum.kind == Stratum::outside ? width[a] : 0;
-    p[a] = rng.uniform(map.lo[a] - grow, map.hi[a] + grow);
-  }
-  const std::size_t free_axis = (axis + 1 + static_cast<std::size_t>(rng.integer(0, 1))) % 3;
-  for (std::size_t a = 0; a < 3; ++a) {
-    if (a == axis) continue;
-    if (stratum.kind == Stratum::centres)
-      p[a] = map.lo[a] + (std::floor((p[a] - map.lo[a]) / width[a]) + 0.5) * width[a];
-    if (stratum.kind == Stratum::cell_faces && a == free_axis)
-      p[a] = map.lo[a] + std::nearbyint((p[a] - map.lo[a]) / width[a]) * width[a];
-  }
-  p[axis] = 0;
-  return p;
-}
-
-struct Outcome {
-  Point p{};
-  std::array<ErrorValue, 2> error, arithmetic, storage;  // by Storage
+  std::size_t axis = 0;
 };
 
-template <class S>
-void measure_storage(const Field<S>& probe, const Probes& probes, const Point& p, const HighPrecision& from_given,
-                     double h, Outcome& out) {
-  std::vector<HighPrecision> stored;
-  for (double v : probes.given) stored.emplace_back(static_cast<double>(static_cast<S>(v)));
-  const std::array<HighPrecision, 3> at{HighPrecision(p[0]), HighPrecision(p[1]), HighPrecision(p[2])};
-  const HighPrecision from_stored = reference::density_number(probes.map, stored, at);
-  const HighPrecision core(probe_number(probe, p));
-  const double floor = std::max(std::fabs(probes.map.v0), std::fabs(probes.map.v1));
-  const auto s = static_cast<std::size_t>(storage_of<S>());
-  out.error[s] = distance_error(core, from_given, h, floor);
-  out.arithmetic[s] = distance_error(core, from_stored, h, floor);
-  out.storage[s] = distance_error(from_stored, from_given, h, floor);
-}
+struct FieldDensityValue {
+  static constexpr std::string_view id = kId;
+  static constexpr Generator<Stratum> kGenerators[] = {
+      {Stratum::uniform, "uniform", "uniform over the map's box on the plane x, y or z = 0 (by index)"},
+      {Stratum::centres, "centres",
+       "a uniform point with each free coordinate moved to its nearest cell centre lo + (c + 1/2) w"},
+      {Stratum::cell_faces, "cell_faces",
+       "a uniform point with one free coordinate moved to a cell face lo + c w: half way between centres"},
+      {Stratum::outside, "outside", "uniform over the box widened by one cell width per side: the held edge values"},
+  };
+  using Subject = Probes;
+  using Input = PlanePoint;
+  using Outcome = Measured;
 
-Outcome measure(const Probes& probes, std::size_t axis, const Point& p, double h) {
-  Outcome out;
-  out.p = p;
-  std::vector<HighPrecision> given(probes.given.begin(), probes.given.end());
-  const HighPrecision from_given =
-      reference::density_number(probes.map, given, {HighPrecision(p[0]), HighPrecision(p[1]), HighPrecision(p[2])});
-  if (probes.as_float[axis]) measure_storage(*probes.as_float[axis], probes, p, from_given, h, out);
-  if (probes.as_double[axis]) measure_storage(*probes.as_double[axis], probes, p, from_given, h, out);
-  return out;
-}
+  const RunSettings& settings;
+  reference::DensityMapSpec map = the_map();
+  std::vector<double> given;  ///< the map's values, drawn from the run's seed
+
+  explicit FieldDensityValue(RunContext& context) : settings(context.settings()), given(map_values(settings.seed)) {}
+
+  /// One unit, the map (no part).
+  std::vector<PartUnit<Probes>> parts(RunContext&) const {
+    return {{"", [this](Placement) {
+               Probes probes;
+               for (Storage storage : settings.storages)
+                 for (std::size_t axis = 0; axis < 3; ++axis)
+                   with_storage_scalar(storage, [&]<class S>() {
+                     probes.fields.emplace_back(compile_field<S>(reference::density_probe_spec(map, given, axis)));
+                   });
+               return probes;
+             }}};
+  }
+  std::size_t inputs_per_generator(const RunSettings&) const { return settings.inputs; }
+  void start(CalculationResult& r) const { start_errors_in_h(r, false); }
+
+  /// A point on the plane p[index % 3] = 0.
+  Input generate(const Probes&, const Generator<Stratum>& stratum, std::uint64_t seed, std::uint64_t index,
+                 bool&) const {
+    if (seed != settings.seed)
+      throw Error(ErrorCode::badarg, "replay: field.density_value's map is drawn from the run's seed; run with --seed " +
+                                         std::to_string(seed));
+    InputRng rng(seed, kId, stratum.name, index);
+    const std::size_t axis = index % 3;
+    Point p{};
+    std::array<double, 3> width{};
+    for (std::size_t a = 0; a < 3; ++a) width[a] = (map.hi[a] - map.lo[a]) / static_cast<double>(map.cells[a]);
+    for (std::size_t a = 0; a < 3; ++a) {
+      const double grow = stratum.kind == Stratum::outside ? width[a] : 0;
+      p[a] = rng.uniform(map.lo[a] - grow, map.hi[a] + grow);
+    }
+    const std::size_t free_axis = (axis + 1 + static_cast<std::size_t>(rng.integer(0, 1))) % 3;
+    for (std::size_t a = 0; a < 3; ++a) {
+      if (a == axis) continue;
+      if (stratum.kind == Stratum::centres)
+        p[a] = map.lo[a] + (std::floor((p[a] - map.lo[a]) / width[a]) + 0.5) * width[a];
+      if (stratum.kind == Stratum::cell_faces && a == free_axis)
+        p[a] = map.lo[a] + std::nearbyint((p[a] - map.lo[a]) / width[a]) * width[a];
+    }
+    p[axis] = 0;
+    return {p, axis};
+  }
+
+  /// Per storage: the number read through the probe against the map's definition
+  /// in high precision from the given values and from the values as stored in S.
+  Outcome measure(const Probes& probes, const Input& in) const {
+    const std::array<HighPrecision, 3> at{HighPrecision(in.p[0]), HighPrecision(in.p[1]), HighPrecision(in.p[2])};
+    const HighPrecision from_given =
+        reference::density_number(map, std::vector<HighPrecision>(given.begin(), given.end()), at);
+    const double floor = std::max(std::fabs(map.v0), std::fabs(map.v1));
+    Outcome out;
+    for (std::size_t s = 0; s < settings.storages.size(); ++s)
+      std::visit(
+          [&]<class S>(const Field<S>& probe) {
+            std::vector<HighPrecision> stored;
+            for (double v : given) stored.emplace_back(static_cast<double>(static_cast<S>(v)));
+            const HighPrecision from_stored = reference::density_number(map, stored, at);
+            const HighPrecision core(reference::probe_number(probe, in.p));
+            out.by_storage.push_back({distance_error(core, from_given, settings.h, floor),
+                                      distance_error(core, from_stored, settings.h, floor),
+                                      distance_error(from_stored, from_given, settings.h, floor), std::nullopt});
+          },
+          probes.fields[3 * s + in.axis]);
+    return out;
+  }
+
+  InputValues record(const Input& in) const { return point_values(in.p); }
+
+  nlohmann::json row(CalculationResult& r, std::size_t, const std::string&, const Probes&,
+                     std::span<const Sample<FieldDensityValue>>, const ErrorMaxima& max) const {
+    return {{"max_h", maxima_json(max, r)}};
+  }
+
+  nlohmann::json details(nlohmann::json table) const {
+    return {{"by_generator", std::move(table)},
+            {"map", {{"cells", map.cells}, {"box", {map.lo[0], map.lo[1], map.lo[2], map.hi[0], map.hi[1], map.hi[2]}},
+                     {"v0", map.v0}, {"v1", map.v1}, {"values", given}}},
+            {"method_null_reason", "the interpolated map is the number's definition: nothing is discretised"}};
+  }
+};
 
 }  // namespace
 
-std::vector<CalculationResult> run_field_density_value(RunContext& context) {
-  const RunSettings& s = context.settings();
-  const Probes probes = make_probes(context);
-  std::array<CalculationResult, 2> results;
-  std::array<nlohmann::json, 2> tables{nlohmann::json::array(), nlohmann::json::array()};
-  for (CalculationResult& r : results) {
-    r.error = ErrorStats(true, false);
-    r.arithmetic = r.storage_error = ErrorStats(true, false);
-  }
-  for (const StratumSpec& stratum : kStrata) {
-    const InputRange range = context.shard_inputs(s.inputs);
-    std::vector<Outcome> outcomes(range.size());
-    context.progress().begin(std::string(kId) + " " + stratum.name, range.size());
-    parallel_for(range.size(), context.threads(), context.progress(), [&](std::size_t k) {
-      const std::size_t n = range.first + k;
-      outcomes[k] = measure(probes, n % 3, generate_input(stratum, probes.map, s.seed, n), s.h);
-    });
-    context.progress().end();
-    for (Storage storage : s.storages) {
-      const auto st = static_cast<std::size_t>(storage);
-      CalculationResult& r = results[st];
-      double most_error = 0, most_arithmetic = 0, most_storage = 0;
-      r.begin_unit(s.inputs);
-      for (std::size_t k = 0; k < range.size(); ++k) {
-        const std::size_t n = range.first + k;
-        const Outcome& o = outcomes[k];
-        const auto record = [&] {
-          return InputRecord{s.seed, stratum.name, n, "", {{"x", hex_float(o.p[0])}, {"y", hex_float(o.p[1])},
-                                                           {"z", hex_float(o.p[2])}}};
-        };
-        r.error.add(o.error[st], record);
-        r.arithmetic->add(o.arithmetic[st], record);
-        r.storage_error->add(o.storage[st], record);
-        most_error = std::fmax(most_error, *o.error[st].h);
-        most_arithmetic = std::fmax(most_arithmetic, *o.arithmetic[st].h);
-        most_storage = std::fmax(most_storage, *o.storage[st].h);
-      }
-      r.strata.push_back({stratum.name, stratum.description, range.size(), 0});
-      tables[st].push_back({{"generator", stratum.name},
-                            {"count", range.size()},
-                            {"max_h", {{"error", finite_or_null(most_error)},
-                                       {"arithmetic", finite_or_null(most_arithmetic)},
-                                       {"storage", finite_or_null(most_storage)}}}});
-    }
-  }
-  std::vector<CalculationResult> out;
-  for (Storage storage : s.storages) {
-    const auto st = static_cast<std::size_t>(storage);
-    results[st].storage = storage;
-    const reference::DensityMapSpec map = probes.map;
-    results[st].details = {
-        {"by_generator", tables[st]},
-        {"map", {{"cells", map.cells}, {"box", {map.lo[0], map.lo[1], map.lo[2], map.hi[0], map.hi[1], map.hi[2]}},
-                 {"v0", map.v0}, {"v1", map.v1}, {"values", probes.given}}},
-        {"method_null_reason", "the interpolated map is the number's definition: nothing is discretised"}};
-    out.push_back(std::move(results[st]));
-  }
-  return out;
-}
-
-std::vector<ReplayValue> replay_field_density_value(RunContext& context, const ReplayRequest& request) {
-  const RunSettings& s = context.settings();
-  const InputRecord& in = request.input;
-  if (!context.wants(request.storage))
-    throw Error(ErrorCode::badarg, "replay: the run does not hold the requested storage");
-  if (in.seed != s.seed)
-    throw Error(ErrorCode::badarg, "replay: field.density_value's map is drawn from the run's seed; run with --seed " +
-                                       std::to_string(in.seed));
-  for (const StratumSpec& stratum : kStrata) {
-    if (in.generator != stratum.name) continue;
-    const Probes probes = make_probes(context);
-    const Outcome o = measure(probes, in.index % 3, generate_input(stratum, probes.map, in.seed, in.index), s.h);
-    const auto st = static_cast<std::size_t>(request.storage);
-    const auto pair = [](const char* name, const ErrorValue& e) {
-      return ReplayValue{name, hex_float(e.result), hex_float(e.reference)};
-    };
-    return {pair("error", o.error[st]), pair("arithmetic", o.arithmetic[st]), pair("storage", o.storage[st])};
-  }
-  throw Error(ErrorCode::badarg, "replay: field.density_value has no generator \"" + in.generator + "\"");
-}
-
-}  // namespace distgrid::audit::runs
+}  // namespace distgrid::audit::calcs

@@ -1,29 +1,3 @@
-// field.eval: the compiled formula itself, for float and double storage (the
-// storage only decides the type a density map's values are kept in).
-//
-// Implementation under test: Field<S>::eval<double> and Field<S>::eval_batch
-// (the bake's path). References, from reference/field_geometry.hpp (read from
-// the spec and written from each node's geometry, not from core):
-//   error       eval<double> vs the geometric reference in high precision (the
-//               density values as the storage keeps them);
-//   arithmetic  eval<double> vs Field<S>::eval<HighPrecision>, the same kernel
-//               in MPFR (every fourth input): what the 64-bit formula's rounding
-//               alone costs (a wrong formula leaves it unchanged; the error above
-//               catches it);
-//   sign        the sign of eval<double> vs the reference's membership test
-//               (squared distances, set operations on the operands, the wall's
-//               interval, |G| against the wall), margin |f| in ulps of band h;
-//   slope       |f(q) - f(p)| / (L |q - p|) of the reference with q a quarter
-//               voxel from p along the gradient (every fourth input), L the
-//               documented Lipschitz bound; and core's bound (Field::lipschitz)
-//               against it.
-// Formulas: the run's parts, and probe formulas: each node type at the root of
-// a small formula, once per option (box with and without round, torus with and
-// without axis, a capsule on a point, a half-space with and without offset,
-// number fields as numbers, constants and density maps, every shell side,
-// rotations by axis and by quaternion, gyroids with a uniform and a mapped cell).
-// Distances in h and in ulps of the reference with its magnitude raised to band
-// h; `mismatches`: inputs where eval_batch does not return eval<double>'s bits.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -31,9 +5,12 @@
 #include <cstring>
 #include <limits>
 #include <map>
-#include <stdexcept>
+#include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
+#include <utility>
+#include <variant>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -41,21 +18,56 @@
 #include "calculations.hpp"
 #include "distgrid/audit/high_precision.hpp"
 #include "distgrid/audit/input_rng.hpp"
-#include "distgrid/audit/parallel.hpp"
 #include "distgrid/audit/reference/field_geometry.hpp"
-#include "distgrid/audit/report.hpp"
-#include "distgrid/error.hpp"
+#include "distgrid/audit/reference/side.hpp"
 #include "distgrid/field_json.hpp"
 #include "part_inputs.hpp"
+#include "stratified.hpp"
 
-namespace distgrid::audit::runs {
+namespace distgrid::audit::calcs {
+
+namespace {
+struct FieldEval;  // the measurement, below
+}  // namespace
+
+Calculation field_eval() {
+  return {
+      .id = "field.eval",
+      .title = "The compiled formula",
+      .declared = PrecisionClass::bits64,
+      .sources = {{"core/include/distgrid/field_nodes.hpp", "Field<S>::eval_node"},
+                  {"core/src/field.cpp", "Field<S>::eval_batch"},
+                  {"core/src/field_json.cpp", "shape"},
+                  {"core/src/field_json.cpp", "rotation"},
+                  {"core/src/field_json.cpp", "gyroid"}},
+      .formula = "the formula's tree evaluated in double: primitives' exact distances, min / max for CSG, offsets and "
+                 "shells, transforms of the point, the gyroid wall",
+      .inputs = "per formula (the default parts, and probe formulas with each node type at the root, once per option, "
+                "at a tenth of the inputs): uniform in the box, near the surface (|f| < h), on nodes in the band, the "
+                "formula translated ~5e5 h from the origin, and special points of the geometry (centres, axes, cap "
+                "rims, box edges and corners, the torus's centre and circles, gyroid points with G = 0) and points "
+                "2^-k h from them",
+      .implementation = "Field<S>::eval<double> and Field<S>::eval_batch",
+      .reference = "the geometric reference (reference/field_geometry.hpp), read from the spec and written from each "
+                   "node's definition in docs/field-spec.md in MPFR: nearest points of the shapes, inverse transforms "
+                   "of the point, the documented formulas of CSG, offsets, shells, gyroids and number fields; a "
+                   "membership test per node that does not go through the distance; the documented Lipschitz bound",
+      .errors = "error: eval<double> vs the geometric reference, in h and in ulps of the reference with its magnitude "
+                "raised to band h; arithmetic: vs Field<S>::eval<HighPrecision>, the same kernel in MPFR, at every "
+                "fourth input (its rounding alone; a wrong formula leaves it unchanged). Decision sign: "
+                "eval<double>'s sign vs the membership test, margin |f| in ulps of band h (inputs within 128 ulps in "
+                "the details). Per node type in details.by_node; details.lipschitz: core's bound vs the documented "
+                "one and the reference's steepest slope over it. mismatches: inputs where eval_batch's bits differ "
+                "from eval<double>'s. No stored values or method.",
+      .run = &run_stratified<FieldEval>,
+      .replay = &replay_stratified<FieldEval>,
+  };
+}
 
 namespace {
 
-constexpr std::string_view kId = "field.eval";
 using nlohmann::json;
 using reference::FieldGeometry;
-using reference::Membership;
 
 json vec(double x, double y, double z) { return json::array({x, y, z}); }
 
@@ -67,7 +79,7 @@ struct Probe {
 };
 
 /// One probe per node type and option, over simple shapes that overlap.
-std::vector<Probe> probes() {
+std::vector<Probe> probe_formulas() {
   const json sphere = {{"type", "sphere"}, {"center", vec(0.021, -0.013, 0.008)}, {"radius", 0.45}};
   const json box = {{"type", "box"}, {"center", vec(0.011, 0.017, -0.009)}, {"size", vec(0.7, 0.5, 0.36)}};
   const json box_round = {{"type", "box"},
@@ -139,28 +151,7 @@ constexpr const char* kNodeTypes[] = {"sphere", "box",        "cylinder",  "toru
                                       "halfspace", "union",   "intersection", "difference", "offset",
                                       "shell",  "translate",  "rotate",    "scale",     "gyroid"};
 
-enum class Stratum { uniform, near_surface, node, far, special };
-
-struct StratumSpec {
-  Stratum kind;
-  const char* name;
-  const char* description;
-  Placement where;
-};
-
-constexpr StratumSpec kStrata[] = {
-    {Stratum::uniform, "uniform", "uniform in the formula's box widened by (band + 1) h", Placement::origin},
-    {Stratum::near_surface, "near_surface", "uniform in the box, kept where |f| < h: where the result cancels",
-     Placement::origin},
-    {Stratum::node, "node", "a point with |f| < band h moved to its nearest node i h: what the bake evaluates",
-     Placement::origin},
-    {Stratum::far, "far", "a point with |f| < band h of the formula translated by about 5e5 h per axis",
-     Placement::far},
-    {Stratum::special, "special",
-     "a special point of the geometry (centre, axis, cap rim, box edge or corner, torus centre and circles, gyroid "
-     "points with G = 0), a quarter of them exactly, the others 2^-k h away (k in 0..40) in a random direction",
-     Placement::origin},
-};
+enum class Kind { uniform, near_surface, node, far, special };
 
 /// Probe formulas draw a tenth of the parts' inputs per generator.
 constexpr std::size_t kProbeInputsDivisor = 10;
@@ -174,28 +165,27 @@ constexpr std::uint64_t kSampledEvery = 4;
 /// are counted in details.sign_within_rounding instead.
 constexpr double kSignRoundingUlps = 128;
 
-/// One formula at one placement, compiled for the storages the run wants, with
-/// its references (density values as given, and as float stores them).
+using AnyField = std::variant<const Field<float>*, const Field<double>*>;
+
+/// A formula as one run storage compiles it, with the reference that keeps
+/// density values as that storage does (as given, or as float).
+struct Compiled {
+  AnyField field;
+  const FieldGeometry* reference = nullptr;
+};
+
+/// One formula at one placement: the formula with its data in double (drawing),
+/// the box points are drawn in, its special points, and the formula and its
+/// reference for each run storage.
 struct Formula {
   std::string name;
   std::string node;  ///< the probed node type; empty for a part
-  json spec;
-  const Field<double>* exact = nullptr;  // drawing
-  const Field<float>* as_float = nullptr;
-  const Field<double>* as_double = nullptr;
-  const FieldGeometry* reference_given = nullptr;
-  const FieldGeometry* reference_float = nullptr;
-  bool storage_matters = false;  ///< a density map: float and double fields differ
+  Placement where = Placement::origin;
+  const Field<double>* exact = nullptr;
   Box box;
   std::vector<Point> special;
-};
-
-/// Owns the probes' fields and every formula's references, at both placements.
-struct Owned {
-  std::vector<Probe> probes = runs::probes();
-  std::vector<std::array<std::optional<Field<float>>, 2>> floats;
-  std::vector<std::array<std::optional<Field<double>>, 2>> doubles;
-  std::map<std::pair<std::string, int>, std::array<std::optional<FieldGeometry>, 2>> references;
+  bool storage_matters = false;  ///< a density map: the storages' fields differ
+  std::vector<Compiled> storages;  ///< in the order of the run's storages
 };
 
 json placed_spec(const json& spec, const RunSettings& s, Placement where) {
@@ -237,123 +227,33 @@ Box draw_box(const Field<double>& field, const std::optional<Box>& given, const 
   return box;
 }
 
-/// Every formula of the run at a placement: the parts, then the probes.
-std::vector<Formula> formulas_at(RunContext& context, Owned& owned, Placement where) {
-  const RunSettings& s = context.settings();
-  const auto w = static_cast<std::size_t>(where);
-  std::vector<Formula> out;
-  const auto attach_references = [&](Formula& f) {
-    auto& refs = owned.references[{f.name, static_cast<int>(w)}];
-    if (!refs[0]) {
-      const json placed = placed_spec(f.spec, s, where);
-      try {
-        refs[0].emplace(placed, reference::DensityValues::given);
-        refs[1].emplace(placed, reference::DensityValues::float32);
-      } catch (const std::invalid_argument& e) {
-        throw Error(ErrorCode::badspec, "formula " + f.name + ": " + e.what());
-      }
-    }
-    f.reference_given = &*refs[0];
-    f.reference_float = &*refs[1];
-    f.storage_matters = has_density_map(f.spec);
-    f.special = refs[0]->special_points();
-  };
-  for (std::size_t p = 0; p < context.part_count(); ++p) {
-    PartSubject& part = context.part(p);
-    Formula f;
-    f.name = part.part().name;
-    f.spec = part.part().spec;
-    f.exact = &part.field<double>(where);
-    if (context.wants(Storage::float32)) f.as_float = &part.field<float>(where);
-    if (context.wants(Storage::float64)) f.as_double = &part.field<double>(where);
-    f.box = draw_box(*f.exact, std::nullopt, s, where, f.name);
-    attach_references(f);
-    out.push_back(std::move(f));
-  }
-  if (owned.floats.empty()) {
-    owned.floats.resize(owned.probes.size());
-    owned.doubles.resize(owned.probes.size());
-  }
-  for (std::size_t n = 0; n < owned.probes.size(); ++n) {
-    const Probe& probe = owned.probes[n];
-    if (!owned.doubles[n][w]) {
-      const json placed = placed_spec(probe.spec, s, where);
-      owned.floats[n][w].emplace(compile_field<float>(placed));
-      owned.doubles[n][w].emplace(compile_field<double>(placed));
-    }
-    Formula f;
-    f.name = probe.name;
-    f.node = probe.node;
-    f.spec = probe.spec;
-    f.exact = &*owned.doubles[n][w];
-    if (context.wants(Storage::float32)) f.as_float = &*owned.floats[n][w];
-    if (context.wants(Storage::float64)) f.as_double = f.exact;
-    f.box = draw_box(*f.exact, probe.draw, s, where, f.name);
-    attach_references(f);
-    out.push_back(std::move(f));
-  }
-  return out;
-}
+/// The references of one formula at one placement: density values as given, and as float keeps them.
+struct References {
+  FieldGeometry given, as_float;
+};
 
-std::size_t inputs_of(const Formula& f, const RunSettings& s) {
-  return f.node.empty() ? s.inputs : std::max<std::size_t>(1, s.inputs / kProbeInputsDivisor);
-}
+/// A probe compiled at one placement for both storage types.
+struct ProbeFields {
+  Field<float> as_float;
+  Field<double> as_double;
+};
 
-Point generate_input(const StratumSpec& stratum, const Formula& formula, double h, double band_width,
-                     std::uint64_t seed, std::uint64_t index, bool& fallback) {
-  InputRng rng(seed, kId, stratum.name, index);
-  switch (stratum.kind) {
-    case Stratum::uniform: return draw_point(rng, formula.box);
-    case Stratum::near_surface:
-      return draw_where(rng, *formula.exact, formula.box, 4000, fallback, [&](double f) { return std::fabs(f) < h; });
-    case Stratum::node: {
-      Point p = draw_where(rng, *formula.exact, formula.box, 2000, fallback,
-                           [&](double f) { return std::fabs(f) < band_width; });
-      for (double& x : p) x = nearest_multiple(x, h);
-      return p;
-    }
-    case Stratum::far:
-      return draw_where(rng, *formula.exact, formula.box, 2000, fallback,
-                        [&](double f) { return std::fabs(f) < band_width; });
-    case Stratum::special: {
-      if (formula.special.empty()) return draw_point(rng, formula.box);
-      const auto k = static_cast<std::size_t>(rng.integer(0, static_cast<std::int64_t>(formula.special.size()) - 1));
-      Point p = formula.special[k];
-      if (rng.integer(0, 3) == 0) return p;
-      // A direction uniform on the sphere: a point uniform in the cube, kept inside the unit ball.
-      std::array<double, 3> d{};
-      double length2 = 0;
-      do {
-        for (double& c : d) c = rng.uniform(-1, 1);
-        length2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-      } while (!(length2 > 1e-6 && length2 <= 1));
-      const double step = std::ldexp(h, -static_cast<int>(rng.integer(0, 40))) / std::sqrt(length2);
-      for (std::size_t a = 0; a < 3; ++a) p[a] += d[a] * step;
-      return p;
-    }
-  }
-  return {};
-}
+/// The point drawn, and whether it is one of the inputs the arithmetic error and
+/// the slope are measured at (index divisible by kSampledEvery).
+struct EvalInput {
+  Point p{};
+  bool sampled = false;
+};
 
-/// What one input measures for one storage.
-struct Measured {
-  ErrorValue error;
-  std::optional<ErrorValue> arithmetic;  ///< at every kSampledEvery-th input
+/// The sign decision and the slope of one input for one storage.
+struct SignAndSlope {
   std::string core_sign, exact_sign;
   double margin_ulps = 0;
-  std::optional<double> slope_ratio;  ///< at every kSampledEvery-th input
+  std::optional<double> slope_ratio;  ///< at sampled inputs
 
   bool within_rounding() const { return !(margin_ulps > kSignRoundingUlps); }
   bool misclassified() const { return core_sign != exact_sign; }
 };
-
-struct Outcome {
-  Point p{};
-  bool fallback = false;
-  std::array<Measured, 2> by_storage;  // by Storage
-};
-
-const char* sign_text(double v) { return v < 0 ? "inside" : (v > 0 ? "outside" : "surface"); }
 
 /// A point a quarter voxel from p along the direction f grows fastest (central
 /// differences of the core's double values; +x where they give no direction).
@@ -376,64 +276,47 @@ Point uphill(const Field<S>& field, const Point& p, double h) {
 }
 
 template <class S>
-Measured measure_storage(const Field<S>& field, const FieldGeometry& reference, const Point& p, double h,
-                         double band_width, bool sampled) {
-  Measured m;
+std::pair<StorageErrors, SignAndSlope> measure_storage(const Field<S>& field, const FieldGeometry& reference,
+                                                       const EvalInput& in, double h, double band_width) {
+  const Point& p = in.p;
+  StorageErrors e;
+  SignAndSlope m;
   const double core = field.template eval<double>(p[0], p[1], p[2]);
   const FieldGeometry::Evaluation truth = reference.evaluate_with_membership(p);
-  m.error = distance_error(HighPrecision(core), truth.value, h, band_width);
-  m.core_sign = sign_text(core);
-  m.exact_sign = std::string(reference::membership_text(truth.membership));
+  e.error = distance_error(HighPrecision(core), truth.value, h, band_width);
+  m.core_sign = std::string(reference::side_text(reference::side_of_sign(core)));
+  m.exact_sign = std::string(reference::side_text(truth.membership));
   m.margin_ulps = error_in_ulps(std::fabs(to_double(truth.value)), to_double(truth.value), band_width);
-  if (sampled) {
+  if (in.sampled) {
     const HighPrecision kernel =
         field.template eval<HighPrecision>(HighPrecision(p[0]), HighPrecision(p[1]), HighPrecision(p[2]));
-    m.arithmetic = distance_error(HighPrecision(core), kernel, h, band_width);
+    e.arithmetic = distance_error(HighPrecision(core), kernel, h, band_width);
     const Point q = uphill(field, p, h);
     const HighPrecision run = sqrt((HighPrecision(q[0]) - p[0]) * (HighPrecision(q[0]) - p[0]) +
                                    (HighPrecision(q[1]) - p[1]) * (HighPrecision(q[1]) - p[1]) +
                                    (HighPrecision(q[2]) - p[2]) * (HighPrecision(q[2]) - p[2]));
     m.slope_ratio = to_double(abs(reference.value(q) - truth.value) / (reference.lipschitz_bound() * run));
   }
-  return m;
+  return {std::move(e), std::move(m)};
 }
 
-Outcome measure(const Formula& f, const Point& p, std::uint64_t index, double h, double band_width) {
-  Outcome out;
-  out.p = p;
-  const bool sampled = index % kSampledEvery == 0;
-  if (f.as_float) out.by_storage[0] = measure_storage(*f.as_float, *f.reference_float, p, h, band_width, sampled);
-  if (f.as_double) {
-    if (f.as_float && !f.storage_matters)
-      out.by_storage[1] = out.by_storage[0];  // no density map: the same field, bit for bit
-    else
-      out.by_storage[1] = measure_storage(*f.as_double, *f.reference_given, p, h, band_width, sampled);
-  }
-  return out;
-}
-
-/// Inputs (by index) where eval_batch's bits differ from eval<double>'s.
+/// Inputs where eval_batch's bits differ from eval<double>'s.
 template <class S>
-std::vector<std::size_t> batch_differences(const Field<S>& field, const std::vector<Outcome>& outcomes) {
-  std::vector<double> x, y, z, batch(outcomes.size());
-  for (const Outcome& o : outcomes) {
-    x.push_back(o.p[0]);
-    y.push_back(o.p[1]);
-    z.push_back(o.p[2]);
+std::size_t batch_differences(const Field<S>& field, const std::vector<Point>& points) {
+  std::vector<double> x, y, z, batch(points.size());
+  for (const Point& p : points) {
+    x.push_back(p[0]);
+    y.push_back(p[1]);
+    z.push_back(p[2]);
   }
   FieldScratch scratch;
   field.eval_batch(x, y, z, batch, scratch);
-  std::vector<std::size_t> differ;
-  for (std::size_t n = 0; n < outcomes.size(); ++n) {
+  std::size_t differ = 0;
+  for (std::size_t n = 0; n < points.size(); ++n) {
     const double one = field.template eval<double>(x[n], y[n], z[n]);
-    if (std::memcmp(&one, &batch[n], sizeof(double)) != 0) differ.push_back(n);
+    if (std::memcmp(&one, &batch[n], sizeof(double)) != 0) ++differ;
   }
   return differ;
-}
-
-InputRecord point_record(std::uint64_t seed, const char* generator, std::uint64_t index, const std::string& formula,
-                         const Point& p) {
-  return {seed, generator, index, formula, {{"x", hex_float(p[0])}, {"y", hex_float(p[1])}, {"z", hex_float(p[2])}}};
 }
 
 /// Largest values and counts of a group of inputs (a formula's generator, or a node type).
@@ -442,13 +325,13 @@ struct Tally {
   double max_h = 0, max_ulps = 0, max_arithmetic_ulps = 0, max_slope_ratio = 0;
   double min_margin_ulps = std::numeric_limits<double>::infinity();
 
-  void add(const Measured& m) {
+  void add(const StorageErrors& e, const SignAndSlope& m) {
     ++count;
     // A NaN error or ratio makes the maximum infinite (written as null).
     const auto most = [](double& into, double v) { into = std::isnan(v) ? std::numeric_limits<double>::infinity() : std::fmax(into, v); };
-    most(max_h, m.error.h.value_or(0));
-    most(max_ulps, m.error.ulps);
-    if (m.arithmetic) most(max_arithmetic_ulps, m.arithmetic->ulps);
+    most(max_h, e.error.h.value_or(0));
+    most(max_ulps, e.error.ulps);
+    if (e.arithmetic) most(max_arithmetic_ulps, e.arithmetic->ulps);
     if (m.slope_ratio) most(max_slope_ratio, *m.slope_ratio);
     if (m.within_rounding())
       ++within_rounding;
@@ -473,7 +356,7 @@ struct WithinRounding {
   std::uint64_t count = 0, misclassified = 0;
   double max_misclassified_margin_ulps = 0;
 
-  void add(const Measured& m) {
+  void add(const SignAndSlope& m) {
     ++count;
     if (!m.misclassified()) return;
     ++misclassified;
@@ -481,22 +364,118 @@ struct WithinRounding {
   }
 };
 
-}  // namespace
+/// What one storage gathers over the run besides its statistics.
+struct StorageTotals {
+  std::map<std::string, Tally> by_node;
+  WithinRounding within_rounding;
+  json bounds = json::object();  ///< per formula at the origin: core's Lipschitz bound and the documented one
+  double shortfall = 0;          ///< the largest (documented - core) / documented
+};
 
-std::vector<CalculationResult> run_field_eval(RunContext& context) {
-  const RunSettings& settings = context.settings();
-  const double band_width = settings.band * settings.h;
-  Owned owned;
-  std::array<std::vector<Formula>, 2> formulas{formulas_at(context, owned, Placement::origin),
-                                               formulas_at(context, owned, Placement::far)};
-  std::array<CalculationResult, 2> results;
-  std::array<json, 2> tables{json::array(), json::array()};
-  std::array<std::map<std::string, Tally>, 2> by_node;
-  std::array<std::uint64_t, 2> batch_mismatches{0, 0};
-  std::array<WithinRounding, 2> within_rounding;
-  for (CalculationResult& r : results) {
+struct FieldEval {
+  static constexpr std::string_view id = "field.eval";
+  static constexpr Generator<Kind> kGenerators[] = {
+      {Kind::uniform, "uniform", "uniform in the formula's box widened by (band + 1) h"},
+      {Kind::near_surface, "near_surface", "uniform in the box, kept where |f| < h: where the result cancels"},
+      {Kind::node, "node", "a point with |f| < band h moved to its nearest node i h: what the bake evaluates"},
+      {Kind::far, "far", "a point with |f| < band h of the formula translated by about 5e5 h per axis",
+       Placement::far},
+      {Kind::special, "special",
+       "a special point of the geometry (centre, axis, cap rim, box edge or corner, torus centre and circles, gyroid "
+       "points with G = 0), a quarter of them exactly, the others 2^-k h away (k in 0..40) in a random direction"},
+  };
+  using Subject = Formula;
+  using Input = EvalInput;
+  struct Outcome {
+    std::vector<StorageErrors> by_storage;
+    std::vector<SignAndSlope> signs;  // by storage
+  };
+
+  const RunSettings& settings;
+  double h, band;
+  std::vector<Probe> probes = probe_formulas();
+  /// What the formulas' subjects point into: the probes compiled, the references built.
+  std::vector<std::unique_ptr<ProbeFields>> probe_fields;
+  std::vector<std::unique_ptr<References>> references;
+  std::vector<StorageTotals> totals;  // by storage
+
+  explicit FieldEval(RunContext& context)
+      : settings(context.settings()),
+        h(context.settings().h),
+        band(context.settings().band),
+        totals(context.settings().storages.size()) {}
+
+  /// Fills the storages, references and special points of a formula whose name,
+  /// node, placement, drawing field and box are set; `fields` gives its field for
+  /// a storage type.
+  template <class Fields>
+  void complete(Formula& f, const json& spec, const Fields& fields) {
+    try {
+      const json placed = placed_spec(spec, settings, f.where);
+      references.push_back(std::make_unique<References>(
+          References{FieldGeometry(placed, reference::DensityValues::given),
+                     FieldGeometry(placed, reference::DensityValues::float32)}));
+    } catch (const std::invalid_argument& e) {
+      throw Error(ErrorCode::badspec, "formula " + f.name + ": " + e.what());
+    }
+    const References& refs = *references.back();
+    f.storage_matters = has_density_map(spec);
+    f.special = refs.given.special_points();
+    for (Storage storage : settings.storages)
+      with_storage_scalar(storage, [&]<class S>() {
+        f.storages.push_back({AnyField(&fields.template operator()<S>()),
+                              storage == Storage::float32 ? &refs.as_float : &refs.given});
+      });
+  }
+
+  /// Every formula of the run: the parts, then the probes.
+  std::vector<PartUnit<Formula>> parts(RunContext& context) {
+    std::vector<PartUnit<Formula>> units;
+    for (std::size_t n = 0; n < context.part_count(); ++n) {
+      PartSubject* part = &context.part(n);
+      units.push_back({part->part().name, [this, part](Placement where) {
+                         Formula f;
+                         f.name = part->part().name;
+                         f.where = where;
+                         f.exact = &part->field<double>(where);
+                         f.box = draw_box(*f.exact, std::nullopt, settings, where, f.name);
+                         complete(f, part->part().spec,
+                                  [&]<class S>() -> const Field<S>& { return part->field<S>(where); });
+                         return f;
+                       }});
+    }
+    for (const Probe& probe : probes)
+      units.push_back({probe.name, [this, &probe](Placement where) {
+                         const json placed = placed_spec(probe.spec, settings, where);
+                         probe_fields.push_back(std::make_unique<ProbeFields>(
+                             ProbeFields{compile_field<float>(placed), compile_field<double>(placed)}));
+                         const ProbeFields& compiled = *probe_fields.back();
+                         Formula f;
+                         f.name = probe.name;
+                         f.node = probe.node;
+                         f.where = where;
+                         f.exact = &compiled.as_double;
+                         f.box = draw_box(*f.exact, probe.draw, settings, where, f.name);
+                         complete(f, probe.spec, [&]<class S>() -> const Field<S>& {
+                           if constexpr (sizeof(S) == 4)
+                             return compiled.as_float;
+                           else
+                             return compiled.as_double;
+                         });
+                         return f;
+                       }});
+    return units;
+  }
+
+  /// The parts draw the run's inputs per generator; the probes a tenth of them.
+  std::size_t inputs_per_generator(const RunSettings& s, const Formula& f) const {
+    return f.node.empty() ? s.inputs : std::max<std::size_t>(1, s.inputs / kProbeInputsDivisor);
+  }
+
+  void start(CalculationResult& r) const {
     r.error = ErrorStats(true, false);
     r.arithmetic = ErrorStats(true, false);
+    r.mismatches = 0;
     r.decisions.emplace_back("sign",
                              "the sign of eval<double> (inside < 0, outside > 0, surface 0) vs the reference's "
                              "membership test of the geometry (squared distances against squared radii, set "
@@ -504,92 +483,140 @@ std::vector<CalculationResult> run_field_eval(RunContext& context) {
                              "gyroid wall), in high precision; margin: |f| of the reference in ulps of band h. Inputs "
                              "within 128 ulps of band h of the surface, the 64-bit formula's rounding allowance, are "
                              "counted in details.sign_within_rounding instead");
-    for (const StratumSpec& stratum : kStrata) r.strata.push_back({stratum.name, stratum.description, 0, 0});
   }
-  for (std::size_t fi = 0; fi < formulas[0].size(); ++fi) {
-    for (std::size_t si = 0; si < std::size(kStrata); ++si) {
-      const StratumSpec& stratum = kStrata[si];
-      const Formula& formula = formulas[static_cast<std::size_t>(stratum.where)][fi];
-      const std::size_t count = inputs_of(formula, settings);
-      const InputRange range = context.shard_inputs(count);
-      std::vector<Outcome> outcomes(range.size());
-      context.progress().begin(std::string(kId) + " " + formula.name + " " + stratum.name, range.size());
-      parallel_for(range.size(), context.threads(), context.progress(), [&](std::size_t k) {
-        bool fallback = false;
-        const Point p =
-            generate_input(stratum, formula, settings.h, band_width, settings.seed, range.first + k, fallback);
-        outcomes[k] = measure(formula, p, range.first + k, settings.h, band_width);
-        outcomes[k].fallback = fallback;
-      });
-      context.progress().end();
-      for (Storage storage : settings.storages) {
-        const auto s = static_cast<std::size_t>(storage);
-        CalculationResult& r = results[s];
-        const std::vector<std::size_t> differ = s == 0 ? batch_differences(*formula.as_float, outcomes)
-                                                       : batch_differences(*formula.as_double, outcomes);
-        batch_mismatches[s] += differ.size();
-        Tally tally;
-        r.begin_unit(count);
-        for (std::size_t k = 0; k < range.size(); ++k) {
-          const std::size_t n = range.first + k;
-          const Outcome& o = outcomes[k];
-          const Measured& m = o.by_storage[s];
-          const auto record = [&] { return point_record(settings.seed, stratum.name, n, formula.name, o.p); };
-          r.error.add(m.error, record);
-          if (m.arithmetic) r.arithmetic->add(*m.arithmetic, record);
-          if (m.within_rounding())
-            within_rounding[s].add(m);
-          else
-            r.decisions[0].add(m.core_sign, m.exact_sign, m.margin_ulps, record);
-          r.strata[si].fallbacks += o.fallback ? 1 : 0;
-          tally.add(m);
-          if (!formula.node.empty()) by_node[s][formula.node].add(m);
-        }
-        r.strata[si].count += range.size();
-        json row = tally.to_json();
-        row["formula"] = formula.name;
-        row["node"] = formula.node.empty() ? json(nullptr) : json(formula.node);
-        row["generator"] = stratum.name;
-        row["batch_differs"] = differ.size();
-        tables[s].push_back(row);
+
+  EvalInput generate(const Formula& formula, const Generator<Kind>& generator, std::uint64_t seed,
+                     std::uint64_t index, bool& fallback) const {
+    return {draw(formula, generator.kind, InputRng(seed, id, generator.name, index), fallback),
+            index % kSampledEvery == 0};
+  }
+
+  Point draw(const Formula& formula, Kind kind, InputRng rng, bool& fallback) const {
+    const double band_width = band * h;
+    switch (kind) {
+      case Kind::uniform: return draw_point(rng, formula.box);
+      case Kind::near_surface:
+        return draw_where(rng, *formula.exact, formula.box, 4000, fallback,
+                          [&](double f) { return std::fabs(f) < h; });
+      case Kind::node: {
+        Point p = draw_where(rng, *formula.exact, formula.box, 2000, fallback,
+                             [&](double f) { return std::fabs(f) < band_width; });
+        for (double& x : p) x = nearest_multiple(x, h);
+        return p;
+      }
+      case Kind::far:
+        return draw_where(rng, *formula.exact, formula.box, 2000, fallback,
+                          [&](double f) { return std::fabs(f) < band_width; });
+      case Kind::special: {
+        if (formula.special.empty()) return draw_point(rng, formula.box);
+        const auto k = static_cast<std::size_t>(rng.integer(0, static_cast<std::int64_t>(formula.special.size()) - 1));
+        Point p = formula.special[k];
+        if (rng.integer(0, 3) == 0) return p;
+        // A direction uniform on the sphere: a point uniform in the cube, kept inside the unit ball.
+        std::array<double, 3> d{};
+        double length2 = 0;
+        do {
+          for (double& c : d) c = rng.uniform(-1, 1);
+          length2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+        } while (!(length2 > 1e-6 && length2 <= 1));
+        const double step = std::ldexp(h, -static_cast<int>(rng.integer(0, 40))) / std::sqrt(length2);
+        for (std::size_t a = 0; a < 3; ++a) p[a] += d[a] * step;
+        return p;
       }
     }
+    return {};
   }
-  std::vector<CalculationResult> out;
-  json probe_specs = json::object();
-  for (const Probe& p : owned.probes) probe_specs[p.name] = p.spec;
-  for (Storage storage : settings.storages) {
-    const auto s = static_cast<std::size_t>(storage);
+
+  /// Per storage: eval<double> against the reference (error, sign, slope) and
+  /// against the same kernel in MPFR (arithmetic). Without a density map every
+  /// storage's field is the same, bit for bit: measured once.
+  Outcome measure(const Formula& f, const EvalInput& in) const {
+    Outcome out;
+    for (const Compiled& c : f.storages) {
+      if (!out.by_storage.empty() && !f.storage_matters) {
+        out.by_storage.push_back(out.by_storage.front());
+        out.signs.push_back(out.signs.front());
+        continue;
+      }
+      auto [errors, sign] = std::visit(
+          [&](const auto* field) { return measure_storage(*field, *c.reference, in, h, band * h); }, c.field);
+      out.by_storage.push_back(std::move(errors));
+      out.signs.push_back(std::move(sign));
+    }
+    return out;
+  }
+
+  InputValues record(const EvalInput& in) const { return point_values(in.p); }
+
+  template <class MakeRecord>
+  void add_decisions(CalculationResult& r, std::size_t storage, const Outcome& o, const MakeRecord& record) {
+    const SignAndSlope& m = o.signs[storage];
+    if (m.within_rounding())
+      totals[storage].within_rounding.add(m);
+    else
+      r.decisions[0].add(m.core_sign, m.exact_sign, m.margin_ulps, record);
+  }
+
+  std::vector<ReplayValue> replay_decisions(const Outcome& o, std::size_t storage) const {
+    return {{"sign", o.signs[storage].core_sign, o.signs[storage].exact_sign}};
+  }
+
+  /// Also counts, as mismatches, the inputs where eval_batch's bits differ from
+  /// eval<double>'s; adds the inputs to their node type's tally, and notes the
+  /// formula's Lipschitz bounds at the origin.
+  json row(CalculationResult& r, std::size_t storage, const std::string& formula_name, const Formula& formula,
+           std::span<const Sample<FieldEval>> samples, const ErrorMaxima&) {
+    StorageTotals& total = totals[storage];
+    std::vector<Point> points;
+    Tally tally;
+    for (const Sample<FieldEval>& sample : samples) {
+      points.push_back(sample.input.p);
+      const StorageErrors& e = sample.outcome.by_storage[storage];
+      const SignAndSlope& m = sample.outcome.signs[storage];
+      tally.add(e, m);
+      if (!formula.node.empty()) total.by_node[formula.node].add(e, m);
+    }
+    const Compiled& compiled = formula.storages[storage];
+    const std::size_t differ =
+        std::visit([&](const auto* f) { return batch_differences(*f, points); }, compiled.field);
+    *r.mismatches += differ;
+    if (formula.where == Placement::origin && !total.bounds.contains(formula_name)) {
+      const double core = std::visit([](const auto* f) { return f->lipschitz(); }, compiled.field);
+      const double documented = to_double(compiled.reference->lipschitz_bound());
+      total.shortfall = std::fmax(total.shortfall, (documented - core) / documented);
+      total.bounds[formula_name] = {{"documented", finite_or_null(documented)}, {"core", finite_or_null(core)}};
+    }
+    json out = tally.to_json();
+    out["formula"] = formula_name;
+    out["node"] = formula.node.empty() ? json(nullptr) : json(formula.node);
+    out["batch_differs"] = differ;
+    return out;
+  }
+
+  json details(json table, std::size_t storage) const {
+    const StorageTotals& total = totals[storage];
     json nodes = json::object();
     for (const char* type : kNodeTypes) {
       json formulas_of = json::array();
-      for (const Probe& p : owned.probes)
+      for (const Probe& p : probes)
         if (p.node == type) formulas_of.push_back(p.name);
-      json entry = by_node[s][type].to_json();
+      const auto tally = total.by_node.find(type);
+      json entry = tally == total.by_node.end() ? Tally().to_json() : tally->second.to_json();
       entry["formulas"] = formulas_of;
       nodes[type] = entry;
     }
-    // Bounds per formula (the placement at the origin): core's against the documented one.
-    json bounds = json::object();
-    double shortfall = 0;
-    for (const Formula& f : formulas[0]) {
-      const double core = s == 0 ? f.as_float->lipschitz() : f.as_double->lipschitz();
-      const double documented = to_double((s == 0 ? f.reference_float : f.reference_given)->lipschitz_bound());
-      shortfall = std::fmax(shortfall, (documented - core) / documented);
-      bounds[f.name] = {{"documented", finite_or_null(documented)}, {"core", finite_or_null(core)}};
-    }
     double slope = 0;  // null (infinite) when a row's is
-    for (const json& row : tables[s])
+    for (const json& row : table)
       slope = row["max_slope_ratio"].is_number() ? std::fmax(slope, row["max_slope_ratio"].get<double>())
                                                  : std::numeric_limits<double>::infinity();
-    results[s].storage = storage;
-    results[s].mismatches = batch_mismatches[s];
-    results[s].details = {
-        {"by_formula_and_generator", tables[s]},
+    json probe_specs = json::object();
+    for (const Probe& p : probes) probe_specs[p.name] = p.spec;
+    return {
+        {"by_formula_and_generator", std::move(table)},
         {"by_node", nodes},
         {"lipschitz",
-         {{"by_formula", bounds},
-          {"max_core_shortfall", finite_or_null(shortfall)},
+         {{"by_formula", total.bounds},
+          {"max_core_shortfall", finite_or_null(total.shortfall)},
           {"max_slope_ratio", finite_or_null(slope)},
           {"what",
            "documented: the bound docs/field-spec.md gives for the formula (real arithmetic, from the spec); core: "
@@ -598,43 +625,18 @@ std::vector<CalculationResult> run_field_eval(RunContext& context) {
            "- f(p)| / (L |q - p|) of the reference, q a quarter voxel from p along the gradient, at every fourth "
            "input"}}},
         {"sign_within_rounding",
-         {{"count_inputs", within_rounding[s].count},
-          {"misclassified", within_rounding[s].misclassified},
-          {"max_misclassified_margin_ulps", finite_or_null(within_rounding[s].max_misclassified_margin_ulps)},
+         {{"count_inputs", total.within_rounding.count},
+          {"misclassified", total.within_rounding.misclassified},
+          {"max_misclassified_margin_ulps", finite_or_null(total.within_rounding.max_misclassified_margin_ulps)},
           {"rounding_ulps", kSignRoundingUlps},
           {"what", "inputs whose reference |f| is within rounding_ulps ulps of band h of zero (special points on the "
                    "surface, mostly): the sign there is the 64-bit formula's rounding, counted but not gated"}}},
         {"probe_formulas", probe_specs},
         {"null_means", "a NaN or infinite value, or no input (min_margin_ulps)"},
         {"mismatches_are", "inputs where eval_batch's bits differ from eval<double>'s"}};
-    out.push_back(std::move(results[s]));
   }
-  return out;
-}
+};
 
-std::vector<ReplayValue> replay_field_eval(RunContext& context, const ReplayRequest& request) {
-  const RunSettings& s = context.settings();
-  const InputRecord& in = request.input;
-  if (!context.wants(request.storage))
-    throw Error(ErrorCode::badarg, "replay: the run does not hold the requested storage");
-  Owned owned;
-  for (const StratumSpec& stratum : kStrata) {
-    if (in.generator != stratum.name) continue;
-    for (const Formula& f : formulas_at(context, owned, stratum.where)) {
-      if (f.name != in.part) continue;
-      bool fallback = false;
-      const Point p = generate_input(stratum, f, s.h, s.band * s.h, in.seed, in.index, fallback);
-      const Outcome o = measure(f, p, in.index, s.h, s.band * s.h);
-      const Measured& m = o.by_storage[static_cast<std::size_t>(request.storage)];
-      std::vector<ReplayValue> values{{"error", hex_float(m.error.result), hex_float(m.error.reference)},
-                                      {"sign", m.core_sign, m.exact_sign}};
-      if (m.arithmetic)
-        values.push_back({"arithmetic", hex_float(m.arithmetic->result), hex_float(m.arithmetic->reference)});
-      return values;
-    }
-    throw Error(ErrorCode::badarg, "replay: field.eval has no formula \"" + in.part + "\"");
-  }
-  throw Error(ErrorCode::badarg, "replay: field.eval has no generator \"" + in.generator + "\"");
-}
+}  // namespace
 
-}  // namespace distgrid::audit::runs
+}  // namespace distgrid::audit::calcs

@@ -1,9 +1,3 @@
-// grid.key: the brick key and its inverse, audited for exactness.
-//
-// Generators: every combination of the range edges, uniform draws over the key
-// range, and coordinates just (or far) beyond it. Implementation under test:
-// brick_key, brick_of and brick_key_checked (core/include/distgrid/brick_key.hpp).
-// Reference: 128-bit integer keys and base-2^17 digits (reference/brick_key.hpp).
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -14,8 +8,36 @@
 #include "distgrid/audit/reference/brick_key.hpp"
 #include "distgrid/brick_key.hpp"
 #include "distgrid/error.hpp"
+#include "generator.hpp"
 
-namespace distgrid::audit::runs {
+namespace distgrid::audit::calcs {
+
+namespace {
+std::vector<CalculationResult> run(RunContext& context);
+std::vector<ReplayValue> replay(RunContext& context, const ReplayRequest& request);
+}  // namespace
+
+Calculation grid_key() {
+  return {
+      .id = "grid.key",
+      .title = "Brick key and its inverse",
+      .declared = PrecisionClass::exact,
+      .sources = {{"core/include/distgrid/brick_key.hpp", "brick_key"},
+                  {"core/include/distgrid/brick_key.hpp", "brick_of"},
+                  {"core/src/brick_key.cpp", "brick_key_checked"}},
+      .formula = "key = ((bx + 65536) * 131072 + (by + 65536)) * 131072 + (bz + 65536), each shifted coordinate in "
+                 "[0, 131071]; the inverse takes remainders and exact quotients by 131072",
+      .inputs = "all 343 combinations of the range edges -65536, -65535, -1, 0, 1, 65534, 65535; uniform coordinates "
+                "over the key range; coordinates beyond it, which must be refused",
+      .implementation = "brick_key, brick_of, brick_key_valid, brick_key_checked",
+      .reference = "the key in 128-bit integers and its three base-2^17 digits, from the convention in docs/conventions.md",
+      .errors = "error: |core key - reference key| in ulps of the key as a double, for inputs with a key; mismatches: "
+                "inputs with any wrong answer (key, inverse, validity, range refusal, key not exact as a double below "
+                "2^51). An integer is right or wrong, so no arithmetic / storage / method split.",
+      .run = &run,
+      .replay = &replay,
+  };
+}
 
 namespace {
 
@@ -34,11 +56,7 @@ constexpr std::int64_t kBeyond[] = {-65537, 65536, -(std::int64_t{1} << 40), std
 
 enum class Stratum { range_edges, uniform, beyond_range };
 
-struct StratumSpec {
-  Stratum kind;
-  const char* name;
-  const char* description;
-};
+using StratumSpec = Generator<Stratum>;
 
 constexpr StratumSpec kStrata[] = {
     {Stratum::range_edges, "range_edges",
@@ -133,9 +151,8 @@ Outcome check(const BrickTriple& b) {
   return out;
 }
 
-}  // namespace
 
-std::vector<CalculationResult> run_grid_key(RunContext& context) {
+std::vector<CalculationResult> run(RunContext& context) {
   const RunSettings& settings = context.settings();
   CalculationResult result;
   result.error = ErrorStats(false, false);
@@ -184,7 +201,7 @@ std::vector<CalculationResult> run_grid_key(RunContext& context) {
   return results;
 }
 
-std::vector<ReplayValue> replay_grid_key(RunContext& /*context*/, const ReplayRequest& request) {
+std::vector<ReplayValue> replay(RunContext& /*context*/, const ReplayRequest& request) {
   const StratumSpec* stratum = nullptr;
   for (const StratumSpec& s : kStrata)
     if (request.input.generator == s.name) stratum = &s;
@@ -200,4 +217,6 @@ std::vector<ReplayValue> replay_grid_key(RunContext& /*context*/, const ReplayRe
   return {{"error", hex_float(o.error.result), hex_float(o.error.reference)}};
 }
 
-}  // namespace distgrid::audit::runs
+}  // namespace
+
+}  // namespace distgrid::audit::calcs

@@ -1,11 +1,3 @@
-// grid.volume: the enclosed volume of each default part, in float and double bricks.
-//
-// Implementation under test: Grid<S>::volume. References, in high precision over
-// the grid's own bricks (keys decoded by the reference, inside bricks 512):
-//   arithmetic  the shares of the node values as stored;
-//   storage     the shares of the exact node values clamp(f(i*h), +-band*h);
-//   method      the part's analytic (or best known) volume, relative error.
-// One input per part; the run's h and band.
 #include <cmath>
 #include <cstdint>
 #include <map>
@@ -19,7 +11,37 @@
 #include "distgrid/audit/report.hpp"
 #include "distgrid/error.hpp"
 
-namespace distgrid::audit::runs {
+namespace distgrid::audit::calcs {
+
+namespace {
+std::vector<CalculationResult> run(RunContext& context);
+std::vector<ReplayValue> replay(RunContext& context, const ReplayRequest& request);
+}  // namespace
+
+Calculation grid_volume() {
+  return {
+      .id = "grid.volume",
+      .title = "Enclosed volume",
+      .declared = PrecisionClass::bits32_in_part,
+      .sources = {{"core/src/volume.cpp", "Grid<S>::volume"},
+                  {"core/src/volume.cpp", "brick_volume_in_voxels"},
+                  {"core/src/volume.cpp", "round_up_to_storage"},
+                  {"core/src/volume.cpp", "brick_fraction_sum"}},
+      .formula = "V = h^3 * sum over nodes of clamp(1/2 - d / h, 0, 1), an inside brick adding 512; summed in double "
+                 "in ascending key order",
+      .inputs = "each default part baked at the run's h and band (one input per part)",
+      .implementation = "Grid<S>::volume",
+      .reference = "the same sum in high precision over the grid's own bricks (keys decoded by the reference; an "
+                   "inside brick counts 512 as the plan classified it): from the stored values, and from exact node "
+                   "values clamp(f(i h), +-band h); the part's analytic (or best known) volume",
+      .errors = "error: the core's volume vs high precision from exact node values (arithmetic + storage), relative "
+                "and in ulps of the reference. Method: high precision from exact node values vs the analytic volume, "
+                "relative.",
+      .run = &run,
+      .replay = &replay,
+      .concatenated_details = {"/by_part"},
+  };
+}
 
 namespace {
 
@@ -133,9 +155,8 @@ PartVolumes measure(RunContext& context, const Grid<S>& grid, const ExactShares&
   return v;
 }
 
-}  // namespace
 
-std::vector<CalculationResult> run_grid_volume(RunContext& context) {
+std::vector<CalculationResult> run(RunContext& context) {
   const RunSettings& settings = context.settings();
   std::array<CalculationResult, 2> results;
   std::array<nlohmann::json, 2> tables{nlohmann::json::array(), nlohmann::json::array()};
@@ -229,7 +250,7 @@ std::vector<CalculationResult> run_grid_volume(RunContext& context) {
   return out;
 }
 
-std::vector<ReplayValue> replay_grid_volume(RunContext& context, const ReplayRequest& request) {
+std::vector<ReplayValue> replay(RunContext& context, const ReplayRequest& request) {
   const RunSettings& settings = context.settings();
   if (request.input.generator != kGenerator)
     throw Error(ErrorCode::badarg, "grid.volume has no generator \"" + request.input.generator + "\"");
@@ -259,4 +280,6 @@ std::vector<ReplayValue> replay_grid_volume(RunContext& context, const ReplayReq
   return values;
 }
 
-}  // namespace distgrid::audit::runs
+}  // namespace
+
+}  // namespace distgrid::audit::calcs

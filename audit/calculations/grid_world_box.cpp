@@ -1,11 +1,3 @@
-// grid.world_box: the world box of a grid's bricks, in float and double bricks.
-//
-// Implementation under test: Grid<S>::world_box, lo = b*8*h and hi = (b*8 + 7)*h
-// per axis over the extreme stored and inside bricks. Reference
-// (reference::exact_world_box): the keys decoded by the reference, the products
-// exact in high precision. Error: the largest of the six coordinates' errors,
-// in ulps of the exact coordinate and in h. The only rounding is the product
-// with h, none at all for a power-of-two h; declared 64-bit.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -23,8 +15,33 @@
 #include "distgrid/audit/report.hpp"
 #include "distgrid/error.hpp"
 #include "part_inputs.hpp"
+#include "generator.hpp"
 
-namespace distgrid::audit::runs {
+namespace distgrid::audit::calcs {
+
+namespace {
+std::vector<CalculationResult> run(RunContext& context);
+std::vector<ReplayValue> replay(RunContext& context, const ReplayRequest& request);
+}  // namespace
+
+Calculation grid_world_box() {
+  return {
+      .id = "grid.world_box",
+      .title = "Box of the stored bricks",
+      .declared = PrecisionClass::bits64,
+      .sources = {{"core/src/grid.cpp", "Grid<S>::world_box"}, {"core/src/grid.cpp", "Grid<S>::extent"}},
+      .formula = "lo = b * 8 * h, hi = (b * 8 + 7) * h per axis over the extreme stored and inside bricks, in double",
+      .inputs = "the run's baked parts (origin and far copy); grids of 1 to 4 random bricks, of bricks on the key "
+                "range's edges, and of random bricks at voxel sizes that are not powers of two",
+      .implementation = "Grid<S>::world_box",
+      .reference = "the extreme bricks of the decoded keys and the products 8 b h, (8 b + 7) h exact in high "
+                   "precision",
+      .errors = "error: the worst of the six coordinates, in ulps of the exact coordinate and in h. Nothing is stored "
+                "or discretised: no arithmetic / storage / method split.",
+      .run = &run,
+      .replay = &replay,
+  };
+}
 
 namespace {
 
@@ -32,11 +49,7 @@ constexpr std::string_view kId = "grid.world_box";
 
 enum class Stratum { random_bricks, range_edges, other_h };
 
-struct StratumSpec {
-  Stratum kind;
-  const char* name;
-  const char* description;
-};
+using StratumSpec = Generator<Stratum>;
 
 constexpr StratumSpec kStrata[] = {
     {Stratum::random_bricks, "random_bricks", "a grid of 1 to 4 bricks (stored or inside) anywhere in the key range"},
@@ -134,9 +147,8 @@ struct Outcome {
   bool mismatch = false;
 };
 
-}  // namespace
 
-std::vector<CalculationResult> run_grid_world_box(RunContext& context) {
+std::vector<CalculationResult> run(RunContext& context) {
   const RunSettings& s = context.settings();
   std::vector<CalculationResult> out;
   for (Storage storage : s.storages) {
@@ -207,7 +219,7 @@ std::vector<CalculationResult> run_grid_world_box(RunContext& context) {
   return out;
 }
 
-std::vector<ReplayValue> replay_grid_world_box(RunContext& context, const ReplayRequest& request) {
+std::vector<ReplayValue> replay(RunContext& context, const ReplayRequest& request) {
   const RunSettings& s = context.settings();
   const InputRecord& in = request.input;
   bool mismatch = false;
@@ -231,4 +243,6 @@ std::vector<ReplayValue> replay_grid_world_box(RunContext& context, const Replay
   return {{"error", hex_float(e.result), hex_float(e.reference)}};
 }
 
-}  // namespace distgrid::audit::runs
+}  // namespace
+
+}  // namespace distgrid::audit::calcs

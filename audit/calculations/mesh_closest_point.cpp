@@ -1,12 +1,3 @@
-// mesh.closest_point: the closest point of a triangle to a point, and the
-// feature (face, edge, corner) it lies on.
-//
-// Implementation under test: closest_point_on_triangle
-// (core/include/distgrid/closest_point.hpp). Reference: the exact closest point
-// in rationals, by projection on the plane or the nearest clamped edge segment
-// (reference::exact_closest_point), its feature, and the distance to the
-// nearest plane bounding that feature's Voronoi region. The calculation does not
-// depend on the storage scalar; the same result stands for both.
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -18,7 +9,35 @@
 #include "distgrid/closest_point.hpp"
 #include "mesh_support.hpp"
 
-namespace distgrid::audit::runs {
+namespace distgrid::audit::calcs {
+
+namespace {
+std::vector<CalculationResult> run(RunContext& context);
+std::vector<ReplayValue> replay(RunContext& context, const ReplayRequest& request);
+}  // namespace
+
+Calculation mesh_closest_point() {
+  return {
+      .id = "mesh.closest_point",
+      .title = "Closest point on a triangle and its feature",
+      .declared = PrecisionClass::bits64,
+      .sources = {{"core/include/distgrid/closest_point.hpp", "closest_point_on_triangle"},
+                  {"core/include/distgrid/closest_point.hpp", "closest_on_boundary"}},
+      .formula = "Voronoi regions tested in the order corner a, corner b, edge ab, corner c, edge ca, edge bc, face "
+                 "from d1..d6 (dot products of ab, ac with ap, bp, cp) and va, vb, vc; an edge point by lerp(s, e, "
+                 "t); the face point by projection on n = ab x ac",
+      .inputs = "per Voronoi region (7) a point built inside it; points 2^-10 .. 2^-60 of the triangle's size from a "
+                "region boundary; slivers and needles down to 2^-50; triangles 2^20 .. 2^30 from the origin",
+      .implementation = "closest_point_on_triangle",
+      .reference = "the exact closest point in rationals (projection on the plane, else the nearest clamped edge), "
+                   "its feature and the distance to its Voronoi region's boundary",
+      .errors = "error: |core point - exact point| in ulps of the largest coordinate. Decision region: core feature "
+                "vs exact feature, margin in ulps of the largest coordinate. No stored values: no arithmetic / "
+                "storage / method split.",
+      .run = &run,
+      .replay = &replay,
+  };
+}
 
 namespace {
 
@@ -241,9 +260,8 @@ InputRecord record_of(const Input& in, std::uint64_t seed, const char* generator
                       {"c", mesh_support::point_text(in.c)}}};
 }
 
-}  // namespace
 
-std::vector<CalculationResult> run_mesh_closest_point(RunContext& context) {
+std::vector<CalculationResult> run(RunContext& context) {
   const RunSettings& settings = context.settings();
   CalculationResult result;
   result.error = ErrorStats(false, false);
@@ -350,11 +368,13 @@ std::vector<CalculationResult> run_mesh_closest_point(RunContext& context) {
   return mesh_support::for_each_storage(result, settings);
 }
 
-std::vector<ReplayValue> replay_mesh_closest_point(RunContext&, const ReplayRequest& request) {
+std::vector<ReplayValue> replay(RunContext&, const ReplayRequest& request) {
   const StratumSpec& stratum = kStrata[mesh_support::stratum_index(kStrata, request.input.generator, kId)];
   const Outcome o = measure(generate_input(stratum, request.input.seed, request.input.index));
   if (o.zero_area) return {{"region", o.core_feature, "none: the triangle has zero area"}};
   return {{"error", hex_float(o.error.result), hex_float(o.error.reference)}, {"region", o.core_feature, o.exact_feature}};
 }
 
-}  // namespace distgrid::audit::runs
+}  // namespace
+
+}  // namespace distgrid::audit::calcs

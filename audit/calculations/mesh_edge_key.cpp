@@ -1,10 +1,3 @@
-// mesh.edge_key: the undirected edge key min(a, b) * 2^32 + max(a, b).
-//
-// Implementation under test: edge_key (core/include/distgrid/mesh_prepare.hpp)
-// and the edge keys prepare_mesh lists for a built-in mesh. Reference: the key
-// in 128-bit integers. Declared exact as a 64-bit integer; as a double only
-// below 2^21 welded corners (policy claim), which the details check: every key
-// of the largest corner pairs around 2^21 is converted to double and back.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -12,11 +5,37 @@
 #include "calculations.hpp"
 #include "distgrid/audit/parallel.hpp"
 #include "distgrid/audit/reference/brick_key.hpp"
-#include "distgrid/mesh_parts.hpp"
 #include "distgrid/mesh_prepare.hpp"
 #include "mesh_support.hpp"
+#include "generator.hpp"
 
-namespace distgrid::audit::runs {
+namespace distgrid::audit::calcs {
+
+namespace {
+std::vector<CalculationResult> run(RunContext& context);
+std::vector<ReplayValue> replay(RunContext& context, const ReplayRequest& request);
+}  // namespace
+
+Calculation mesh_edge_key() {
+  return {
+      .id = "mesh.edge_key",
+      .title = "Edge key a * 2^32 + b",
+      .declared = PrecisionClass::exact,
+      .sources = {{"core/include/distgrid/mesh_prepare.hpp", "edge_key"},
+                  {"core/src/mesh_prepare.cpp", "prepare_mesh"}},
+      .formula = "key = min(a, b) * 2^32 + max(a, b) in 64-bit unsigned integers; exact as a double only below 2^21 "
+                 "welded corners",
+      .inputs = "corner pairs uniform over 32 bits, below 2^21, within 8 of 2^21, within 8 of 2^32 - 1, equal; each "
+                "with a second edge swapped or one corner away; the edge keys prepare_mesh lists for icosphere_1k",
+      .implementation = "edge_key, PreparedMesh::edge_keys",
+      .reference = "the key in 128-bit integers; keys converted to double and back for every corner pair near 2^21",
+      .errors = "error: |core key - 128-bit key| in ulps of the key as a double; mismatches: wrong keys, keys of "
+                "corners below 2^21 not exact as doubles, prepared keys not matching their triangles or not "
+                "ascending. Decision order: two nearby keys' order vs the 128-bit order.",
+      .run = &run,
+      .replay = &replay,
+  };
+}
 
 namespace {
 
@@ -26,11 +45,7 @@ constexpr std::int64_t kCornerLimit = std::int64_t{1} << 21;  // the policy's li
 
 enum class Stratum { uniform, small, around_limit, top, equal };
 
-struct StratumSpec {
-  Stratum kind;
-  const char* name;
-  const char* description;
-};
+using StratumSpec = Generator<Stratum>;
 
 constexpr StratumSpec kStrata[] = {
     {Stratum::uniform, "uniform", "both corners uniform over the 32-bit range"},
@@ -156,10 +171,13 @@ nlohmann::json double_exact_limit() {
            "below 2^21' is a safe, one-corner-conservative statement of this limit."}};
 }
 
-/// Edge keys as prepare_mesh lists them for a built-in mesh, against the reference
-/// keys of each triangle's sides.
-nlohmann::json prepared_mesh_keys(std::uint64_t& mismatches) {
-  const MeshPart part = mesh_part("icosphere_1k");
+/// Edge keys as prepare_mesh lists them for the run's first mesh part small enough
+/// for the exact references, against the reference keys of each triangle's sides.
+nlohmann::json prepared_mesh_keys(RunContext& context, std::uint64_t& mismatches) {
+  const std::vector<const MeshSubject*> parts = context.mesh_parts_up_to(kExactReferenceTriangles);
+  if (parts.empty())
+    return {{"part", nullptr}, {"null_reason", mesh_support::mesh_parts_text(parts)}};
+  const MeshPart& part = parts.front()->part;
   const PreparedMesh mesh = prepare_mesh(part.mesh, part.name);
   std::size_t checked = 0, wrong = 0;
   for (std::size_t t = 0; t < mesh.triangles.size(); ++t)
@@ -174,9 +192,8 @@ nlohmann::json prepared_mesh_keys(std::uint64_t& mismatches) {
   return {{"part", part.name}, {"triangle_sides", checked}, {"wrong_keys", wrong}, {"keys_strictly_ascending", ascending}};
 }
 
-}  // namespace
 
-std::vector<CalculationResult> run_mesh_edge_key(RunContext& context) {
+std::vector<CalculationResult> run(RunContext& context) {
   const RunSettings& settings = context.settings();
   CalculationResult result;
   result.error = ErrorStats(false, false);
@@ -225,7 +242,7 @@ std::vector<CalculationResult> run_mesh_edge_key(RunContext& context) {
   // Every shard writes the prepared mesh's details; only the shard that draws
   // this one input of its own counts its wrong keys, so merged shards count them once.
   std::uint64_t prepared_mismatches = 0;
-  const nlohmann::json prepared = prepared_mesh_keys(prepared_mismatches);
+  const nlohmann::json prepared = prepared_mesh_keys(context, prepared_mismatches);
   if (context.shard_inputs(1).size() == 1) mismatches += prepared_mismatches;
   result.mismatches = mismatches;
   result.decisions.push_back(std::move(order));
@@ -238,10 +255,12 @@ std::vector<CalculationResult> run_mesh_edge_key(RunContext& context) {
   return mesh_support::for_each_storage(result, settings);
 }
 
-std::vector<ReplayValue> replay_mesh_edge_key(RunContext&, const ReplayRequest& request) {
-  const StratumSpec& stratum = kStrata[mesh_support::stratum_index(kStrata, request.input.generator, kId)];
+std::vector<ReplayValue> replay(RunContext&, const ReplayRequest& request) {
+  const StratumSpec& stratum = generator_named(kStrata, request.input.generator, kId);
   const Outcome o = measure(generate_input(stratum, request.input.seed, request.input.index));
   return {{"error", hex_float(o.error.result), hex_float(o.error.reference)}, {"order", o.core_order, o.exact_order}};
 }
 
-}  // namespace distgrid::audit::runs
+}  // namespace
+
+}  // namespace distgrid::audit::calcs

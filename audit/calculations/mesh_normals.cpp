@@ -1,12 +1,3 @@
-// mesh.normals: face normals, edge pseudo-normals and angle-weighted corner
-// pseudo-normals of a prepared mesh.
-//
-// Implementation under test: prepare_mesh (core/src/mesh_prepare.cpp). Reference:
-// reference::high_precision_normals on the prepared corners and triangles (the
-// welding and orientation are mesh.weld's and prepare_mesh's business; the
-// normals are computed from them in high precision, angles by atan2 rather than
-// a clamped acos). Normals do not depend on the storage scalar; the same result
-// stands for both. The sign they give a node is audited in mesh.node_distance.
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -15,11 +6,36 @@
 #include "calculations.hpp"
 #include "distgrid/audit/parallel.hpp"
 #include "distgrid/audit/reference/mesh.hpp"
-#include "distgrid/mesh_parts.hpp"
 #include "distgrid/mesh_prepare.hpp"
 #include "mesh_support.hpp"
+#include "generator.hpp"
 
-namespace distgrid::audit::runs {
+namespace distgrid::audit::calcs {
+
+namespace {
+std::vector<CalculationResult> run(RunContext& context);
+std::vector<ReplayValue> replay(RunContext& context, const ReplayRequest& request);
+}  // namespace
+
+Calculation mesh_normals() {
+  return {
+      .id = "mesh.normals",
+      .title = "Face, edge and angle-weighted corner pseudo-normals",
+      .declared = PrecisionClass::bits64,
+      .sources = {{"core/src/mesh_prepare.cpp", "prepare_mesh"}, {"core/src/mesh_prepare.cpp", "unit"}},
+      .formula = "face: (ab x ac) / |ab x ac|; edge: the sum of its triangles' unit normals; corner: the sum over its "
+                 "triangles of acos(clamp(e1 . e2 / (|e1| |e2|), -1, 1)) times the unit normal (Baerentzen-Aanaes)",
+      .inputs = "icosphere_1k and torus_mesh; random bipyramids; tetrahedra with a sliver face (angles near 0 and pi) "
+                "and with needle faces (an edge 2^-10 .. 2^-45 long)",
+      .implementation = "prepare_mesh (face_normals, edge_normals, corner_normals)",
+      .reference = "the same normals in high precision from the prepared corners and triangles, angles by atan2",
+      .errors = "error: |core vector - high-precision vector| in ulps of the reference's length; per kind (face, "
+                "edge, corner) the largest ulps and angle in the details. No stored values: no arithmetic / storage / "
+                "method split.",
+      .run = &run,
+      .replay = &replay,
+  };
+}
 
 namespace {
 
@@ -28,14 +44,10 @@ constexpr std::string_view kId = "mesh.normals";
 
 enum class Stratum { parts, bipyramid, sliver, needle };
 
-struct StratumSpec {
-  Stratum kind;
-  const char* name;
-  const char* description;
-};
+using StratumSpec = Generator<Stratum>;
 
 constexpr StratumSpec kStrata[] = {
-    {Stratum::parts, "parts", "the built-in meshes icosphere_1k and torus_mesh (inputs 0 and 1)"},
+    {Stratum::parts, "parts", nullptr},  // described by mesh_parts_text
     {Stratum::bipyramid, "bipyramid", "a bipyramid over 3 to 8 random corners around the z axis, apexes 0.3 to 1.5 up and down"},
     {Stratum::sliver, "sliver",
      "a tetrahedron whose fourth corner lies 2^-k (k in 10..45) from the middle of edge ab, inside and above: "
@@ -45,15 +57,24 @@ constexpr StratumSpec kStrata[] = {
      "angle near 0 at the far corner"},
 };
 
-std::size_t mesh_count(const StratumSpec& stratum, std::size_t inputs) {
-  return stratum.kind == Stratum::parts ? 2 : std::max<std::size_t>(1, inputs / 10);
+/// The run's mesh parts the "parts" generator measures, one input each.
+std::vector<const MeshSubject*> audited_parts(RunContext& context) {
+  return context.mesh_parts_up_to(kExactReferenceTriangles);
+}
+
+std::size_t mesh_count(const StratumSpec& stratum, std::size_t inputs, std::size_t parts) {
+  return stratum.kind == Stratum::parts ? parts : std::max<std::size_t>(1, inputs / 10);
 }
 
 Point random_point(InputRng& rng, double lo, double hi) { return {rng.uniform(lo, hi), rng.uniform(lo, hi), rng.uniform(lo, hi)}; }
 
 /// Input generator: the index-th mesh of a stratum.
-TriangleMesh generate_input(const StratumSpec& stratum, std::uint64_t seed, std::uint64_t index) {
-  if (stratum.kind == Stratum::parts) return mesh_part(index == 0 ? "icosphere_1k" : "torus_mesh").mesh;
+TriangleMesh generate_input(const StratumSpec& stratum, std::uint64_t seed, std::uint64_t index,
+                            const std::vector<const MeshSubject*>& parts) {
+  if (stratum.kind == Stratum::parts) {
+    if (index >= parts.size()) throw Error(ErrorCode::badarg, "replay: the run has no mesh part " + std::to_string(index));
+    return parts[index]->part.mesh;
+  }
   InputRng rng(seed, kId, stratum.name, index);
   TriangleMesh mesh;
   if (stratum.kind == Stratum::bipyramid) {
@@ -91,10 +112,10 @@ TriangleMesh generate_input(const StratumSpec& stratum, std::uint64_t seed, std:
 /// At least the errors the single run adds for a stratum's `count` meshes
 /// (ErrorStats::begin_unit): a face per triangle, at most three edges and
 /// three corners per triangle.
-std::size_t most_errors(const StratumSpec& stratum, std::size_t count) {
+std::size_t most_errors(const StratumSpec& stratum, std::size_t count, const std::vector<const MeshSubject*>& parts) {
   if (stratum.kind != Stratum::parts) return count * 7 * (stratum.kind == Stratum::bipyramid ? 16 : 4);
   std::size_t most = 0;
-  for (std::size_t n = 0; n < count; ++n) most += 7 * generate_input(stratum, 0, n).triangles.size();
+  for (std::size_t n = 0; n < count; ++n) most += 7 * parts[n]->part.mesh.triangles.size();
   return most;
 }
 
@@ -173,9 +194,8 @@ Outcome measure(const TriangleMesh& mesh) {
   return out;
 }
 
-}  // namespace
 
-std::vector<CalculationResult> run_mesh_normals(RunContext& context) {
+std::vector<CalculationResult> run(RunContext& context) {
   const RunSettings& settings = context.settings();
   CalculationResult result;
   result.error = ErrorStats(false, false);
@@ -183,16 +203,17 @@ std::vector<CalculationResult> run_mesh_normals(RunContext& context) {
   std::array<std::size_t, kKinds> counted{};
   nlohmann::json table = nlohmann::json::array();
   nlohmann::json mismatches = nlohmann::json::array();
+  const std::vector<const MeshSubject*> parts = audited_parts(context);
   for (const StratumSpec& stratum : kStrata) {
-    const std::size_t count = mesh_count(stratum, settings.inputs);
+    const std::size_t count = mesh_count(stratum, settings.inputs, parts.size());
     const InputRange range = context.shard_inputs(count);
     std::vector<Outcome> outcomes(range.size());
     context.progress().begin(std::string(kId) + " " + stratum.name, range.size());
     parallel_for(range.size(), context.threads(), context.progress(), [&](std::size_t k) {
-      outcomes[k] = measure(generate_input(stratum, settings.seed, range.first + k));
+      outcomes[k] = measure(generate_input(stratum, settings.seed, range.first + k, parts));
     });
     context.progress().end();
-    result.begin_unit(most_errors(stratum, count));
+    result.begin_unit(most_errors(stratum, count, parts));
     std::size_t refused = 0;
     std::array<double, kKinds> stratum_ulps{};
     for (std::size_t k = 0; k < range.size(); ++k) {
@@ -214,7 +235,8 @@ std::vector<CalculationResult> run_mesh_normals(RunContext& context) {
         ++counted[e.kind];
       }
     }
-    result.strata.push_back({stratum.name, std::string(stratum.description) + "; one input is one mesh", range.size(), refused});
+    const std::string description = stratum.kind == Stratum::parts ? mesh_support::mesh_parts_text(parts) : stratum.description;
+    result.strata.push_back({stratum.name, description + "; one input is one mesh", range.size(), refused});
     table.push_back({{"generator", stratum.name},
                      {"meshes", range.size()},
                      {"meshes_refused", refused},
@@ -240,10 +262,10 @@ std::vector<CalculationResult> run_mesh_normals(RunContext& context) {
   return mesh_support::for_each_storage(result, settings);
 }
 
-std::vector<ReplayValue> replay_mesh_normals(RunContext&, const ReplayRequest& request) {
-  const StratumSpec& stratum = kStrata[mesh_support::stratum_index(kStrata, request.input.generator, kId)];
-  const Outcome o = measure(generate_input(stratum, request.input.seed, request.input.index));
-  const std::string& kind = mesh_support::recorded_value(request, "kind");
+std::vector<ReplayValue> replay(RunContext& context, const ReplayRequest& request) {
+  const StratumSpec& stratum = generator_named(kStrata, request.input.generator, kId);
+  const Outcome o = measure(generate_input(stratum, request.input.seed, request.input.index, audited_parts(context)));
+  const std::string& kind = replay_text(request, "kind");
   const std::uint64_t item = mesh_support::recorded_unsigned(request, "item");
   for (const VectorError& e : o.errors)
     if (kKindNames[e.kind] == kind && e.item == item)
@@ -251,4 +273,6 @@ std::vector<ReplayValue> replay_mesh_normals(RunContext&, const ReplayRequest& r
   throw Error(ErrorCode::badarg, "replay: mesh.normals input has no " + kind + " " + std::to_string(item));
 }
 
-}  // namespace distgrid::audit::runs
+}  // namespace
+
+}  // namespace distgrid::audit::calcs

@@ -1,15 +1,3 @@
-// mesh.ray_parity: inside or outside of the bricks no triangle comes near, by
-// the parity of a ray's crossings along +x.
-//
-// Each input is a small closed mesh placed against the first parity ray of one
-// row of bricks: a tetrahedron with two opposite edges on that ray (it enters
-// and leaves through edges), an octahedron with two corners on it, or a random
-// tetrahedron. Implementation under test: bake_mesh (core/src/mesh_bake.cpp),
-// read back brick by brick. Reference: the side of each far brick's centre by
-// the exact parity of a symbolically perturbed ray (reference::exact_side),
-// which needs no retry. The first ray's position, (8 b + 3.5 + offset) h with
-// offsets 1.2345e-3 and 2.71828e-3 voxels on y and z, is the core's documented
-// choice; the inputs aim at it so that the core must retry.
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -23,8 +11,37 @@
 #include "distgrid/mesh_bake.hpp"
 #include "distgrid/mesh_prepare.hpp"
 #include "mesh_support.hpp"
+#include "generator.hpp"
 
-namespace distgrid::audit::runs {
+namespace distgrid::audit::calcs {
+
+namespace {
+std::vector<CalculationResult> run(RunContext& context);
+std::vector<ReplayValue> replay(RunContext& context, const ReplayRequest& request);
+}  // namespace
+
+Calculation mesh_ray_parity() {
+  return {
+      .id = "mesh.ray_parity",
+      .title = "Inside or outside of far bricks by ray crossings",
+      .declared = PrecisionClass::bits64,
+      .sources = {{"core/src/mesh_bake.cpp", "ray_crossings"}, {"core/src/mesh_bake.cpp", "bake_mesh"}},
+      .formula = "one ray along +x per row of bricks at (8 b + 3.5 + offset) h; a triangle counts when its three edge "
+                 "functions share a strict sign; a ray touching an edge or corner, or with an odd count, is shifted "
+                 "and retried (three attempts); a brick is inside when an odd number of crossings lie before its "
+                 "centre",
+      .inputs = "tetrahedra whose opposite edges lie exactly on a row's first ray, octahedra with two corners on it, "
+                "random tetrahedra; baked at h = 1/8, band 1; every far brick of the mesh's range",
+      .implementation = "bake_mesh (far bricks read back as stored)",
+      .reference = "the side of each far brick's centre by the exact parity (rationals) of a ray perturbed "
+                   "symbolically to (y + e, z + e^2), which never meets an edge or corner",
+      .errors = "error: a far brick's value vs the exact -+band h. Decision parity: inside/outside vs the exact side, "
+                "margin the first ray's distance to the nearest projected edge. No arithmetic / storage / method "
+                "split: a far brick holds only the marker.",
+      .run = &run,
+      .replay = &replay,
+  };
+}
 
 namespace {
 
@@ -44,11 +61,7 @@ constexpr double kFarVoxels = kBand + 3.5 * 1.7320508075688772 + 1;
 
 enum class Stratum { through_edges, through_corners, random };
 
-struct StratumSpec {
-  Stratum kind;
-  const char* name;
-  const char* description;
-};
+using StratumSpec = Generator<Stratum>;
 
 constexpr StratumSpec kStrata[] = {
     {Stratum::through_edges, "through_edges",
@@ -249,9 +262,8 @@ std::string corners_text(const TriangleMesh& mesh) {
   return text;
 }
 
-}  // namespace
 
-std::vector<CalculationResult> run_mesh_ray_parity(RunContext& context) {
+std::vector<CalculationResult> run(RunContext& context) {
   const RunSettings& settings = context.settings();
   const bool want_float = context.wants(Storage::float32), want_double = context.wants(Storage::float64);
   std::array<CalculationResult, 2> results;
@@ -332,11 +344,11 @@ std::vector<CalculationResult> run_mesh_ray_parity(RunContext& context) {
   return out;
 }
 
-std::vector<ReplayValue> replay_mesh_ray_parity(RunContext&, const ReplayRequest& request) {
-  const StratumSpec& stratum = kStrata[mesh_support::stratum_index(kStrata, request.input.generator, kId)];
+std::vector<ReplayValue> replay(RunContext&, const ReplayRequest& request) {
+  const StratumSpec& stratum = generator_named(kStrata, request.input.generator, kId);
   const Input in = generate_input(stratum.kind, stratum.name, request.input.seed, request.input.index);
   const Outcome o = measure(in, request.storage == Storage::float32, request.storage == Storage::float64);
-  const std::string& brick = mesh_support::recorded_value(request, "brick");
+  const std::string& brick = replay_text(request, "brick");
   const auto s = static_cast<std::size_t>(request.storage);
   for (const BrickOutcome& b : o.bricks)
     if (std::to_string(b.brick[0]) + "," + std::to_string(b.brick[1]) + "," + std::to_string(b.brick[2]) == brick)
@@ -344,4 +356,6 @@ std::vector<ReplayValue> replay_mesh_ray_parity(RunContext&, const ReplayRequest
   throw Error(ErrorCode::badarg, "replay: mesh.ray_parity input has no far brick " + brick);
 }
 
-}  // namespace distgrid::audit::runs
+}  // namespace
+
+}  // namespace distgrid::audit::calcs

@@ -15,7 +15,7 @@
 #include "distgrid/audit/run.hpp"
 #include "distgrid/error.hpp"
 
-namespace distgrid::audit::runs::mesh_support {
+namespace distgrid::audit::calcs::mesh_support {
 
 using Point = std::array<double, 3>;
 
@@ -43,6 +43,24 @@ inline double ulp_steps(double x, double y) noexcept {
                : static_cast<double>(static_cast<std::uint64_t>(b) - static_cast<std::uint64_t>(a));
 }
 
+/// "the built-in meshes icosphere_1k and torus_mesh (inputs 0 and 1)": the mesh
+/// parts by name, in order, and which input each one is.
+inline std::string mesh_parts_text(const std::vector<const MeshSubject*>& parts) {
+  if (parts.empty()) return "no mesh part of the run (none has at most " + std::to_string(kExactReferenceTriangles) +
+                            " triangles)";
+  bool built_in = true;
+  std::string names;
+  for (std::size_t n = 0; n < parts.size(); ++n) {
+    built_in = built_in && parts[n]->source == "built-in";
+    names += (n == 0 ? "" : (n + 1 == parts.size() ? " and " : ", ")) + parts[n]->part.name;
+  }
+  const std::string inputs = parts.size() == 1   ? "input 0"
+                             : parts.size() == 2 ? "inputs 0 and 1"
+                                                 : "inputs 0 to " + std::to_string(parts.size() - 1);
+  return std::string(built_in ? "the built-in " : "the ") + (parts.size() == 1 ? "mesh " : "meshes ") + names + " (" +
+         inputs + ")";
+}
+
 /// A storage-independent result copied once per storage the run asks for.
 inline std::vector<CalculationResult> for_each_storage(const CalculationResult& result, const RunSettings& settings) {
   std::vector<CalculationResult> out;
@@ -53,13 +71,6 @@ inline std::vector<CalculationResult> for_each_storage(const CalculationResult& 
   return out;
 }
 
-/// The recorded value `name` of a replay request; Error(badarg) when absent.
-inline const std::string& recorded_value(const ReplayRequest& request, std::string_view name) {
-  for (const auto& [key, value] : request.input.values)
-    if (key == name) return value;
-  throw Error(ErrorCode::badarg, "replay: the record has no value '" + std::string(name) + "'");
-}
-
 /// Index of a generator by name in a table of specs with a `name` member;
 /// Error(badarg) naming the calculation when unknown.
 template <class Spec, std::size_t N>
@@ -67,22 +78,15 @@ std::size_t stratum_index(const Spec (&strata)[N], std::string_view generator, s
   for (std::size_t s = 0; s < N; ++s)
     if (generator == strata[s].name) return s;
   throw Error(ErrorCode::badarg,
-              "replay: " + std::string(calculation) + " has no generator '" + std::string(generator) + "'");
+              "replay: " + std::string(calculation) + " has no generator \"" + std::string(generator) + "\"");
 }
 
-/// An integer parsed from a recorded value; Error(badarg) when it is not one.
+/// A recorded whole number that must not be negative; Error(badarg) otherwise.
 inline std::uint64_t recorded_unsigned(const ReplayRequest& request, std::string_view name) {
-  const std::string& text = recorded_value(request, name);
-  std::size_t used = 0;
-  unsigned long long value = 0;
-  try {
-    value = std::stoull(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != text.size())
-    throw Error(ErrorCode::badarg, "replay: value '" + std::string(name) + "' is not an integer: " + text);
-  return value;
+  const std::int64_t value = replay_integer(request, name);
+  if (value < 0)
+    throw Error(ErrorCode::badarg, "replay: value '" + std::string(name) + "' is negative: " + replay_text(request, name));
+  return static_cast<std::uint64_t>(value);
 }
 
-}  // namespace distgrid::audit::runs::mesh_support
+}  // namespace distgrid::audit::calcs::mesh_support

@@ -1,10 +1,3 @@
-// mesh.weld: merging corners at identical positions, audited for exactness.
-//
-// Each input is a triangle soup whose corners are copies and near copies of a
-// few base positions. Implementation under test: weld_corners
-// (core/src/mesh_prepare.cpp). Reference: two corners must merge exactly when
-// their three coordinates compare equal as doubles (IEEE ==, so -0 == +0 and
-// nothing else within an ulp), decided for every pair of corners of the soup.
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -15,8 +8,35 @@
 #include "distgrid/audit/parallel.hpp"
 #include "distgrid/mesh_prepare.hpp"
 #include "mesh_support.hpp"
+#include "generator.hpp"
 
-namespace distgrid::audit::runs {
+namespace distgrid::audit::calcs {
+
+namespace {
+std::vector<CalculationResult> run(RunContext& context);
+std::vector<ReplayValue> replay(RunContext& context, const ReplayRequest& request);
+}  // namespace
+
+Calculation mesh_weld() {
+  return {
+      .id = "mesh.weld",
+      .title = "Merge corners at identical positions",
+      .declared = PrecisionClass::bits64,
+      .sources = {{"core/src/mesh_prepare.cpp", "weld_corners"}, {"core/src/mesh_prepare.cpp", "bits_of"}},
+      .formula = "two corners merge when their three coordinates are equal as doubles (no tolerance; -0 equals +0); "
+                 "welded corners keep the first position bit for bit",
+      .inputs = "triangle soups of 12 to 30 corners copied from a few base positions: equal copies and copies one ulp "
+                "away, zeros of both signs and the smallest subnormal, base positions far from the origin, "
+                "independent random corners with exact repeats",
+      .implementation = "weld_corners",
+      .reference = "for every pair of corners, IEEE equality of the three coordinates (an exact comparison)",
+      .errors = "error: |welded position - input position| in ulps (must be 0). Decision weld: merged vs equal, per "
+                "pair, margin the ulp distance between the positions. No stored values: no arithmetic / storage / "
+                "method split.",
+      .run = &run,
+      .replay = &replay,
+  };
+}
 
 namespace {
 
@@ -25,11 +45,7 @@ constexpr std::string_view kId = "mesh.weld";
 
 enum class Stratum { near_coincident, signed_zero, far, random };
 
-struct StratumSpec {
-  Stratum kind;
-  const char* name;
-  const char* description;
-};
+using StratumSpec = Generator<Stratum>;
 
 constexpr StratumSpec kStrata[] = {
     {Stratum::near_coincident, "near_coincident",
@@ -144,9 +160,8 @@ Outcome measure(const TriangleMesh& soup) {
 
 const char* merged_text(bool merged) { return merged ? "merged" : "separate"; }
 
-}  // namespace
 
-std::vector<CalculationResult> run_mesh_weld(RunContext& context) {
+std::vector<CalculationResult> run(RunContext& context) {
   const RunSettings& settings = context.settings();
   CalculationResult result;
   result.error = ErrorStats(false, false);
@@ -213,8 +228,8 @@ std::vector<CalculationResult> run_mesh_weld(RunContext& context) {
   return mesh_support::for_each_storage(result, settings);
 }
 
-std::vector<ReplayValue> replay_mesh_weld(RunContext&, const ReplayRequest& request) {
-  const StratumSpec& stratum = kStrata[mesh_support::stratum_index(kStrata, request.input.generator, kId)];
+std::vector<ReplayValue> replay(RunContext&, const ReplayRequest& request) {
+  const StratumSpec& stratum = generator_named(kStrata, request.input.generator, kId);
   const TriangleMesh soup = generate_input(stratum.kind, stratum.name, request.input.seed, request.input.index);
   const Outcome outcome = measure(soup);
   std::vector<ReplayValue> values;
@@ -235,4 +250,6 @@ std::vector<ReplayValue> replay_mesh_weld(RunContext&, const ReplayRequest& requ
   return values;
 }
 
-}  // namespace distgrid::audit::runs
+}  // namespace
+
+}  // namespace distgrid::audit::calcs

@@ -7,6 +7,8 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "distgrid/audit/error_stats.hpp"
 #include "distgrid/audit/high_precision.hpp"
@@ -16,7 +18,7 @@
 #include "distgrid/error.hpp"
 #include "distgrid/field.hpp"
 
-namespace distgrid::audit::runs {
+namespace distgrid::audit::calcs {
 
 using Point = std::array<double, 3>;
 
@@ -59,6 +61,11 @@ Point draw_where(InputRng& rng, const Field<double>& field, const Box& box, int 
 
 inline double nearest_multiple(double x, double step) { return std::nearbyint(x / step) * step; }
 
+/// A point's recorded values: x, y, z in hex-float.
+inline std::vector<std::pair<std::string, std::string>> point_values(const Point& p) {
+  return {{"x", hex_float(p[0])}, {"y", hex_float(p[1])}, {"z", hex_float(p[2])}};
+}
+
 /// |result - reference| of a distance: in h, and in ulps of the reference with
 /// its magnitude raised to `floor` (band h for distances, as grid.sample does).
 inline ErrorValue distance_error(const HighPrecision& result, const HighPrecision& reference, double h,
@@ -88,4 +95,4 @@ inline Placement placement_named(const std::string& name) {
 
 inline const char* placement_name(Placement where) { return where == Placement::origin ? "origin" : "far"; }
 
-}  // namespace distgrid::audit::runs
+}  // namespace distgrid::audit::calcs

@@ -5,7 +5,6 @@
 #include <cstddef>
 #include <iterator>
 #include <limits>
-#include <map>
 #include <optional>
 #include <set>
 
@@ -347,12 +346,6 @@ json merge_details(const std::vector<const json*>& values, const std::string& po
   return first;
 }
 
-/// Details lists of calculations that deal whole units (a part each) to the
-/// shards: each shard lists only its own units' rows, and merge concatenates
-/// the lists in shard order, the single run's order since every shard owns a
-/// contiguous share of the units (RunContext::shard_inputs).
-const std::map<std::string_view, std::vector<std::string>> kConcatenatedDetails{{"grid.volume", {"/by_part"}}};
-
 /// One calculation and storage joined from the entry of every shard, in shard
 /// index order (`names` likewise): counts add, statistics and decisions merge
 /// exactly, details by merge_details, and the measured class and gate are
@@ -380,13 +373,15 @@ json join_entries(const Calculation& calculation, const std::vector<const json*>
     for (std::size_t d = 0; d < first["decisions"].size(); ++d) out["decisions"][d] = merge_decision(parts, d, names);
   if (first.contains("mismatches")) out["mismatches"] = sum_of(parts, "/mismatches", names);
   if (first.contains("details")) {
-    const auto concatenated = kConcatenatedDetails.find(calculation.id);
+    // A calculation that deals whole units (a part each) to the shards lists in
+    // each shard only its own units' rows; concatenated in shard order, they are
+    // the single run's rows, since every shard owns a contiguous share of the units.
     std::vector<json> copies;
     json lists = json::object();
     for (std::size_t i = 0; i < parts.size(); ++i) {
       copies.push_back(field_at(*parts[i], "/details", names[i]));
-      if (concatenated == kConcatenatedDetails.end()) continue;
-      for (const std::string& pointer : concatenated->second) {
+      for (const std::string_view view : calculation.concatenated_details) {
+        const std::string pointer(view);
         const json::json_pointer at(pointer);
         if (!copies.back().contains(at) || !copies.back()[at].is_array())
           refuse(names[i], where + "/details" + pointer, "expected a list");

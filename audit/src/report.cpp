@@ -9,10 +9,10 @@
 #include <stdexcept>
 
 #include "build_info.hpp"
-#include "distgrid/audit/source_lines.hpp"
 #include "distgrid/error.hpp"
 #include "distgrid/file_io.hpp"
 #include "distgrid/json_text.hpp"
+#include "distgrid/source_lines.hpp"
 
 namespace distgrid::audit {
 

@@ -162,6 +162,14 @@ const MeshSubject& RunContext::mesh_part(std::size_t n) {
   return mesh_parts_->at(n);
 }
 
+std::vector<const MeshSubject*> RunContext::mesh_parts_up_to(std::size_t max_triangles) {
+  load_mesh_parts();
+  std::vector<const MeshSubject*> parts;
+  for (const MeshSubject& m : *mesh_parts_)
+    if (m.part.mesh.triangles.size() <= max_triangles) parts.push_back(&m);
+  return parts;
+}
+
 void check_settings(const RunSettings& s) {
   if (!std::isfinite(s.h) || !(s.h > 0)) throw Error(ErrorCode::badarg, "--h must be finite and > 0");
   for (double h : s.h_series)
@@ -314,14 +322,14 @@ nlohmann::json run_audit(const RunSettings& settings, Progress& progress) {
   const bool first_shard = settings.shard.index == 0;
   const bool compare = first_shard && context.wants(Storage::float32) && context.wants(Storage::float64) &&
                        settings.calculations.empty();
-  bool any_claim = false, curved_claim = false;
+  bool any_claim = false, claim_needs_refinement = false;
   for (const Claim& claim : claims()) {
     const bool selected = first_shard && claim_selected(claim, settings.calculations);
     any_claim = any_claim || selected;
-    curved_claim = curved_claim || (selected && claim.id == "volume.curved_second_order");
+    claim_needs_refinement = claim_needs_refinement || (selected && claim.needs_refinement);
   }
   Refinement refinement;
-  if (compare || curved_claim)
+  if (compare || claim_needs_refinement)
     refinement = run_refinement(
         context, settings.h_series.size() > 1 ? settings.h_series : default_refinement_series(quick), quick);
   nlohmann::json claims_section;

@@ -1,25 +1,40 @@
 #!/usr/bin/env python3
 """Exits 0 when two distgrid-audit reports hold the same results, bit for bit.
 
-usage: compare_reports.py A.json B.json
+usage: compare_reports.py [--ignore-source-locations] A.json B.json
 
 Timing fields may differ (run_seconds, settings.threads, and every "seconds",
 "evaluations_per_second" and "evaluations_per_second_null_reason"): results
-must depend on neither the thread count nor the split into shards. Otherwise
-the reports must be equal; when they are not, the first differing JSON pointer
-(keys in sorted order, array items in order) is printed with both values, and
-the exit status is 1.
+must depend on neither the thread count nor the split into shards. With
+--ignore-source-locations, where the cited code lives may differ too (the git
+revision and its commit time, and each source entry's file and line range;
+the functions cited must still be the same), as between reports of two
+revisions whose code moved.
+Otherwise the reports must be equal; when they are not, the first differing
+JSON pointer (keys in sorted order, array items in order) is printed with both
+values, and the exit status is 1.
 """
 import json
 import sys
 
 TIMING_KEYS = ("seconds", "evaluations_per_second", "evaluations_per_second_null_reason")
+SOURCE_LOCATION_KEYS = ("file", "first_line", "last_line", "lines_null_reason")
 
 
 def without_timing(report):
     report.pop("run_seconds", None)
     report.get("settings", {}).pop("threads", None)
     drop_timing_keys(report)
+    return report
+
+
+def without_source_locations(report):
+    report.get("build", {}).pop("git_revision", None)
+    report.get("build", {}).pop("commit_time", None)
+    for entry in report.get("calculations", []):
+        for source in entry.get("source", []):
+            for key in SOURCE_LOCATION_KEYS:
+                source.pop(key, None)
     return report
 
 
@@ -81,10 +96,14 @@ def value_at(document, pointer):
 
 def main(argv):
     paths = argv[1:]
+    ignore_locations = "--ignore-source-locations" in paths
+    paths = [p for p in paths if p != "--ignore-source-locations"]
     if len(paths) != 2:
         print(__doc__.strip(), file=sys.stderr)
         return 2
     a, b = (without_timing(json.load(open(p, encoding="utf-8"))) for p in paths)
+    if ignore_locations:
+        a, b = without_source_locations(a), without_source_locations(b)
     pointer = first_difference(a, b)
     if pointer is None:
         print("the reports agree")

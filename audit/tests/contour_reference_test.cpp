@@ -5,7 +5,6 @@
 #include <string>
 
 #include "../calculations/contour_audit.hpp"
-#include "../calculations/export_audit.hpp"
 #include "distgrid/audit/reference/contour_vertex.hpp"
 #include "distgrid/audit/reference/mesh_files.hpp"
 #include "distgrid/audit/reference/mesh_topology.hpp"
@@ -63,8 +62,8 @@ TEST(ReferenceContourVertex, EqualEndValuesHaveNoCrossing) {
 }
 
 TEST(ReferenceContourSites, CellVertexOnAFaceMayBelongToEitherCell) {
-  using runs::contour_audit::Site;
-  using runs::contour_audit::sites_near;
+  using calcs::contour_audit::Site;
+  using calcs::contour_audit::sites_near;
   const double h = 0.25;
   const auto inside = sites_near({0.3, 0.6, 0.9}, h, Mesher::surface_nets);
   ASSERT_EQ(inside.size(), 1u);
@@ -73,8 +72,8 @@ TEST(ReferenceContourSites, CellVertexOnAFaceMayBelongToEitherCell) {
 }
 
 TEST(ReferenceContourSites, EdgeVertexNamesItsEdgeAndLoopCentresNone) {
-  using runs::contour_audit::Site;
-  using runs::contour_audit::sites_near;
+  using calcs::contour_audit::Site;
+  using calcs::contour_audit::sites_near;
   const double h = 0.25;
   const auto edge = sites_near({0.5, 0.6, 0.75}, h, Mesher::marching_cubes);
   ASSERT_EQ(edge.size(), 1u);
@@ -152,7 +151,6 @@ TEST(ReferenceMeshFiles, TextFormatsKeepEveryDigitAndTheSignOfZero) {
 }
 
 TEST(ReferenceMeshFiles, NearestFloatChecksBothNeighboursAndTiesToEven) {
-  using runs::export_audit::nearest_float;
   EXPECT_TRUE(nearest_float(0.1, 0.1f));
   EXPECT_FALSE(nearest_float(0.1, std::nextafter(0.1f, 1.0f)));
   // 1 + 2^-24 is halfway between 1 and 1 + 2^-23: the even one (1) is nearest.

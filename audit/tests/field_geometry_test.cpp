@@ -20,7 +20,7 @@ using nlohmann::json;
 double at(const json& spec, double x, double y, double z) {
   return to_double(FieldGeometry(spec, DensityValues::given).value(FieldPoint{x, y, z}));
 }
-Membership side(const json& spec, double x, double y, double z) {
+Side side(const json& spec, double x, double y, double z) {
   return FieldGeometry(spec, DensityValues::given).membership(FieldPoint{x, y, z});
 }
 
@@ -122,14 +122,14 @@ TEST(FieldGeometry, membershipAgreesWithTheValuesSignAwayFromTheSurface) {
     const FieldPoint p{coordinate(rng), coordinate(rng), coordinate(rng)};
     const double v = to_double(f.value(p));
     if (std::fabs(v) < 1e-12) continue;
-    EXPECT_EQ(f.membership(p), v < 0 ? Membership::inside : Membership::outside) << p[0] << " " << p[1] << " " << p[2];
+    EXPECT_EQ(f.membership(p), v < 0 ? Side::inside : Side::outside) << p[0] << " " << p[1] << " " << p[2];
     inside += v < 0;
   }
   EXPECT_GT(inside, 50);
-  EXPECT_EQ(side(kBox, 1, 0, 0), Membership::surface);
-  EXPECT_EQ(side(kCylinder, 1, 0, 2), Membership::surface);  // a cap's rim
-  EXPECT_EQ(side(kTorus, 2.5, 0, 0), Membership::surface);
-  EXPECT_EQ(side(kCapsule, 2.5, 0, 0), Membership::surface);
+  EXPECT_EQ(side(kBox, 1, 0, 0), Side::surface);
+  EXPECT_EQ(side(kCylinder, 1, 0, 2), Side::surface);  // a cap's rim
+  EXPECT_EQ(side(kTorus, 2.5, 0, 0), Side::surface);
+  EXPECT_EQ(side(kCapsule, 2.5, 0, 0), Side::surface);
 }
 
 TEST(FieldGeometry, documentedLipschitzBoundsComposeAsTheSpecSays) {

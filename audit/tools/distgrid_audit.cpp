@@ -137,8 +137,8 @@ constexpr const char* kListHelp = R"(usage: distgrid-audit list [--ids]
 Prints the registered calculations (id, declared class, title), the claims, the
 default parts and the built-in mesh parts.
 
-  --ids   only the calculation ids, one per line, in report order (for scripts,
-          e.g. the check that the docs' accuracy tables name every calculation)
+  --ids   only the calculation ids, one per line, in report order (what the
+          properties' CMake labels and the docs' table check read)
 )";
 
 constexpr const char* kRenderHelp = R"(usage: distgrid-audit render REPORT.json --out FILE.html [--source-dir DIR]
@@ -358,9 +358,10 @@ int render_command(int argc, char** argv) {
   if (args.positional.size() != 1) throw UsageError{"expected one REPORT.json"};
   const auto out = args.get("--out");
   if (!out) throw UsageError{"--out FILE.html is required"};
-  distgrid::render::render_policy_page(args.positional.front(), *out,
-                                       args.get("--source-dir").value_or(default_source_dir()),
-                                       args.get("--baseline").value_or(""));
+  distgrid::render::PageOptions options;
+  options.source_dir = args.get("--source-dir").value_or(default_source_dir());
+  options.sampling_range_calculations = audit::page_sampling_range_ids();
+  distgrid::render::render_policy_page(args.positional.front(), *out, options, args.get("--baseline").value_or(""));
   std::printf("wrote %s\n", out->c_str());
   return 0;
 }

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "distgrid/audit/calculation.hpp"
 #include "distgrid/audit/gate.hpp"
 #include "distgrid/json_text.hpp"
 #include "distgrid/render/policy_page.hpp"
@@ -19,7 +20,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   });
   distgrid::fuzz::expect_typed_errors_only([&] {
     const nlohmann::json report = distgrid::render::parse_report(distgrid::fuzz::as_text(data, size), "fuzz-input");
-    (void)distgrid::render::policy_page_html(report, {});
+    distgrid::render::PageOptions options;
+    options.sampling_range_calculations = distgrid::audit::page_sampling_range_ids();
+    (void)distgrid::render::policy_page_html(report, options);
   });
   return 0;
 }

@@ -1,20 +1,20 @@
 #pragma once
 // Exact and independent checks the properties compare the core against: squared
-// distances and regions in exact rationals (every double is a rational), and the
-// generalised winding number of a closed mesh. None of this calls the code it checks.
+// distances and regions in exact rationals (every double is a rational), from the
+// audit's reference library where it has them, and the generalised winding number
+// of a closed mesh. None of this calls the code it checks.
 #include <array>
 #include <cmath>
 #include <numbers>
 #include <vector>
 
-#include <boost/multiprecision/cpp_int.hpp>
-
+#include "distgrid/audit/reference/mesh.hpp"
 #include "distgrid/closest_point.hpp"
 #include "distgrid/mesh.hpp"
 
 namespace distgrid::properties {
 
-using Rational = boost::multiprecision::cpp_rational;
+using Rational = audit::reference::Rational;
 using RVec = std::array<Rational, 3>;
 
 inline RVec exact(const Vec3& v) { return {Rational(v[0]), Rational(v[1]), Rational(v[2])}; }
@@ -45,40 +45,9 @@ std::array<T, 3> closest_on_segment_in(const std::array<T, 3>& p, const std::arr
 
 inline RVec exact_closest_on_segment(const RVec& p, const RVec& s, const RVec& e) { return closest_on_segment_in(p, s, e); }
 
-/// Squared distance from p to the triangle (a, b, c), degenerate ones included, in
-/// T: exact for Rational, an independent estimate for long double.
-template <class T>
-T triangle_distance2_in(const std::array<T, 3>& p, const std::array<T, 3>& a, const std::array<T, 3>& b,
-                        const std::array<T, 3>& c) {
-  using V = std::array<T, 3>;
-  const auto sub = [](const V& u, const V& v) { return V{u[0] - v[0], u[1] - v[1], u[2] - v[2]}; };
-  const auto dot = [](const V& u, const V& v) { return u[0] * v[0] + u[1] * v[1] + u[2] * v[2]; };
-  const auto cross = [](const V& u, const V& v) {
-    return V{u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]};
-  };
-  T best = -1;
-  for (const auto& [s, e] : {std::pair{&a, &b}, std::pair{&b, &c}, std::pair{&c, &a}}) {
-    const V d = sub(p, closest_on_segment_in(p, *s, *e));
-    const T d2 = dot(d, d);
-    if (best < 0 || d2 < best) best = d2;
-  }
-  const V n = cross(sub(b, a), sub(c, a));
-  const T nn = dot(n, n);
-  if (nn == 0) return best;
-  // Projection inside the triangle: every edge function has the sign of the normal.
-  const T t = dot(n, sub(p, a)) / nn;
-  const V q{p[0] - t * n[0], p[1] - t * n[1], p[2] - t * n[2]};
-  const bool inside = dot(cross(sub(b, a), sub(q, a)), n) >= 0 && dot(cross(sub(c, b), sub(q, b)), n) >= 0 &&
-                      dot(cross(sub(a, c), sub(q, c)), n) >= 0;
-  if (inside) {
-    const T d2 = t * t * nn;
-    if (d2 < best) best = d2;
-  }
-  return best;
-}
-
-inline Rational exact_triangle_distance2(const RVec& p, const RVec& a, const RVec& b, const RVec& c) {
-  return triangle_distance2_in(p, a, b, c);
+/// Exact squared distance from p to the triangle (a, b, c), degenerate ones included.
+inline Rational exact_triangle_distance2(const Vec3& p, const Vec3& a, const Vec3& b, const Vec3& c) {
+  return audit::reference::exact_distance_squared(p, a, b, c);
 }
 
 inline Rational exact_distance2(const RVec& p, const RVec& q) {
@@ -117,29 +86,24 @@ inline double winding_number(const TriangleMesh& mesh, const Vec3& p) {
 /// over all triangles, rounded once to double, then a correctly rounded sqrt.
 inline double exact_distance_to_mesh(const TriangleMesh& mesh, const Vec3& p) {
   Rational best = -1;
-  const RVec q = exact(p);
   for (const auto& t : mesh.triangles) {
-    const Rational d2 = exact_triangle_distance2(q, exact(mesh.positions[t[0]]), exact(mesh.positions[t[1]]),
-                                                 exact(mesh.positions[t[2]]));
+    const Rational d2 =
+        exact_triangle_distance2(p, mesh.positions[t[0]], mesh.positions[t[1]], mesh.positions[t[2]]);
     if (best < 0 || d2 < best) best = d2;
   }
   return std::sqrt(best.convert_to<double>());
 }
 
-/// Distance from p to the nearest triangle in long double: an independent estimate,
-/// good to about 1e-15 relative, for telling points near the surface from the rest.
+/// Distance from p to the nearest triangle in double: an independent estimate,
+/// good to a few 1e-16 of the mesh, for telling points near the surface from the rest.
 inline double estimated_distance_to_mesh(const TriangleMesh& mesh, const Vec3& p) {
-  using L = std::array<long double, 3>;
-  const auto widen = [](const Vec3& v) {
-    return L{static_cast<long double>(v[0]), static_cast<long double>(v[1]), static_cast<long double>(v[2])};
-  };
-  long double best = -1;
+  double best = -1;
   for (const auto& t : mesh.triangles) {
-    const long double d2 = triangle_distance2_in(widen(p), widen(mesh.positions[t[0]]), widen(mesh.positions[t[1]]),
-                                                 widen(mesh.positions[t[2]]));
+    const double d2 = audit::reference::approximate_distance_squared(p, mesh.positions[t[0]], mesh.positions[t[1]],
+                                                                     mesh.positions[t[2]]);
     if (best < 0 || d2 < best) best = d2;
   }
-  return static_cast<double>(std::sqrt(best));
+  return std::sqrt(best);
 }
 
 }  // namespace distgrid::properties

@@ -872,8 +872,9 @@ class PageWriter {
   std::string limits() const {
     std::string out = "<ul>";
     bool any = false;
+    const std::vector<std::string>& sampled = options_.sampling_range_calculations;
     for (const json& entry : array_of(report_, "calculations")) {
-      if (text_of(entry, "id") != "grid.sample") continue;
+      if (std::find(sampled.begin(), sampled.end(), text_of(entry, "id")) == sampled.end()) continue;
       out += "<li>" + sampling_range(entry) + "</li>";
       any = true;
     }
@@ -1002,11 +1003,9 @@ std::string policy_page_html(const json& report, const PageOptions& options) {
   return PageWriter(report, options).write();
 }
 
-void render_policy_page(const std::string& report_path, const std::string& out_path, const std::string& source_dir,
+void render_policy_page(const std::string& report_path, const std::string& out_path, PageOptions options,
                         const std::string& baseline_path) {
   const json report = parse_report(read_file(report_path), report_path);
-  PageOptions options;
-  options.source_dir = source_dir;
   options.report_name = file_name_only(report_path);
   json baseline;
   if (!baseline_path.empty()) {

@@ -4,7 +4,7 @@
 #include <sstream>
 #include <vector>
 
-#include "distgrid/audit/source_lines.hpp"
+#include "distgrid/source_lines.hpp"
 #include "html.hpp"
 
 namespace distgrid::render::detail {
@@ -62,7 +62,7 @@ CodeExcerpt SourceReader::excerpt(const nlohmann::json& source) {
   }
   const std::vector<std::string> lines = split_lines(*text);
   // The definition as the file is now; the report's range is kept when it still starts there.
-  const std::optional<audit::LineRange> now = audit::find_definition(*text, function);
+  const std::optional<LineRange> now = find_definition(*text, function);
   if (first && last && now && now->first == static_cast<int>(*first) && now->last == static_cast<int>(*last)) {
     out.first_line = now->first;
     out.last_line = now->last;

@@ -1,9 +1,11 @@
 #pragma once
-// The audit's catalogue: every audited calculation is registered once, in the
-// explicit list in calculation.cpp, with everything the runner, the report and
-// the gate need: its id, title, declared precision, where its code lives, the
-// formula, how its inputs are drawn, the core entry point under test and the
-// independent reference. Budgets are looked up by (id, storage) in gates.json.
+// The audit's catalogue: every audited calculation is described once, by a
+// descriptor defined in its own file audit/calculations/<id>.cpp beside its
+// measurement, and listed in audit/calculations/registry.cpp: its id, title,
+// declared precision, where its code lives, the formula, how its inputs are
+// drawn, the core entry point under test, the independent reference, and what
+// generic code (merge, the policy page) needs to know about it. Budgets are
+// looked up by (id, storage) in gates.json.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -62,7 +64,7 @@ struct CalculationResult {
   /// The core's result against the high-precision value from exact node values:
   /// all the number types cost (arithmetic + storage), not the method.
   ErrorStats error{false, false};
-  /// Present where they apply; see DESIGN.md "How a calculation is audited".
+  /// Present where they apply; see docs/audit.md, "Errors".
   std::optional<ErrorStats> arithmetic, storage_error, method;
   /// Present for calculations declared exact: inputs with any wrong answer.
   std::optional<std::uint64_t> mismatches;
@@ -120,11 +122,20 @@ struct Calculation {
   /// again from seed, generator and index where the record's values are not
   /// enough). Throws distgrid::Error(badarg) for a record it cannot replay.
   std::vector<ReplayValue> (*replay)(RunContext& context, const ReplayRequest& request) = nullptr;
+  /// Lists in `details` (JSON pointers) of a calculation that deals whole units
+  /// (a part each) to the shards: each shard lists only its own units' rows, and
+  /// merge concatenates the lists in shard order instead of joining them row by row.
+  std::vector<std::string_view> concatenated_details = {};
+  /// The policy page's limits say, from this calculation's per-generator table
+  /// (details.by_part_and_generator), how far from the origin it stays within budget.
+  bool page_sampling_range = false;
 };
 
-/// The registry, in report order.
+/// The registry, in report order (audit/calculations/registry.cpp).
 const std::vector<Calculation>& calculations();
 /// nullptr when no calculation has this id.
 const Calculation* find_calculation(std::string_view id);
+/// The ids of the calculations with page_sampling_range, in report order.
+std::vector<std::string> page_sampling_range_ids();
 
 }  // namespace distgrid::audit

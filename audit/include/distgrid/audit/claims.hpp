@@ -40,6 +40,9 @@ struct Claim {
   std::string_view statement;                  ///< the policy's claim, in our words
   std::vector<std::string_view> calculations;  ///< catalogue ids the claim is about
   ClaimResult (*check)(ClaimContext& context);
+  /// The check reads the run's refinement series (ClaimContext::refinement), so a
+  /// run that checks the claim computes the series.
+  bool needs_refinement = false;
 };
 
 /// The registry, in report order.

@@ -89,6 +89,12 @@ struct MeshSubject {
   std::string source;   ///< "built-in" or the file as given
 };
 
+/// The most triangles a mesh part may have for the calculations whose exact
+/// reference visits every triangle per input (mesh.node_distance, mesh.normals,
+/// mesh.edge_key's prepared keys): icosphere_1k (1280) and torus_mesh (6144) of
+/// the built-in meshes.
+inline constexpr std::size_t kExactReferenceTriangles = 10000;
+
 /// Where a part is baked: as given, or translated far from the origin.
 enum class Placement { origin, far };
 
@@ -154,6 +160,9 @@ class RunContext {
   /// else the built-in meshes. Built or read on first use; not thread-safe.
   std::size_t mesh_part_count();
   const MeshSubject& mesh_part(std::size_t n);
+  /// The mesh parts with at most `max_triangles` triangles, in run order: those a
+  /// calculation whose reference visits every triangle per input can afford.
+  std::vector<const MeshSubject*> mesh_parts_up_to(std::size_t max_triangles);
 
  private:
   void load_mesh_parts();

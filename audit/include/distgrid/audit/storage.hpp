@@ -16,6 +16,14 @@ constexpr std::optional<Storage> parse_storage(std::string_view name) noexcept {
   return std::nullopt;
 }
 
+/// f.template operator()<S>() with S the storage's scalar: code written once for
+/// every storage type.
+template <class F>
+decltype(auto) with_storage_scalar(Storage s, F&& f) {
+  if (s == Storage::float32) return f.template operator()<float>();
+  return f.template operator()<double>();
+}
+
 template <class S>
 constexpr Storage storage_of() noexcept {
   static_assert(sizeof(S) == 4 || sizeof(S) == 8);

@@ -5,6 +5,7 @@
 // our sources; it never runs a calculation.
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -18,6 +19,10 @@ struct PageOptions {
   std::string source_dir;
   /// How the page names the report (its file name, never a machine path).
   std::string report_name = "report.json";
+  /// Calculations whose per-generator table (details.by_part_and_generator) the
+  /// limits read for how far from the origin they stay within budget; the audit
+  /// fills this from its registry.
+  std::vector<std::string> sampling_range_calculations;
   /// A baseline report: every figure then shows its change against it.
   const nlohmann::json* baseline = nullptr;
   std::string baseline_name;
@@ -33,9 +38,9 @@ nlohmann::json parse_report(std::string_view text, const std::string& name);
 std::string policy_page_html(const nlohmann::json& report, const PageOptions& options);
 
 /// Reads `report_path` (and `baseline_path` unless empty), renders it and
-/// writes `out_path` through a temporary file and a rename. Throws
-/// Error(badfile) naming the file at fault.
-void render_policy_page(const std::string& report_path, const std::string& out_path, const std::string& source_dir,
+/// writes `out_path` through a temporary file and a rename; the page names the
+/// reports by their file names. Throws Error(badfile) naming the file at fault.
+void render_policy_page(const std::string& report_path, const std::string& out_path, PageOptions options,
                         const std::string& baseline_path = "");
 
 }  // namespace distgrid::render

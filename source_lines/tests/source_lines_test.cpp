@@ -1,8 +1,8 @@
-#include "distgrid/audit/source_lines.hpp"
+#include "distgrid/source_lines.hpp"
 
 #include <gtest/gtest.h>
 
-namespace distgrid::audit {
+namespace distgrid {
 namespace {
 
 constexpr const char* kSource = R"(// sample( in a comment is not a definition
@@ -38,4 +38,4 @@ TEST(FindDefinition, SkipsDeclarationsCallsAndLongerNames) {
 }
 
 }  // namespace
-}  // namespace distgrid::audit
+}  // namespace distgrid

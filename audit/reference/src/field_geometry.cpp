@@ -71,9 +71,9 @@ T norm(const Vec<T>& a) {
   return sqrt(dot(a, a));
 }
 
-Membership complement(Membership m) {
-  if (m == Membership::inside) return Membership::outside;
-  if (m == Membership::outside) return Membership::inside;
+Side complement(Side m) {
+  if (m == Side::inside) return Side::outside;
+  if (m == Side::outside) return Side::inside;
   return m;
 }
 
@@ -236,7 +236,7 @@ struct HalfSpaceShape {
   Constant normal_length, offset;
 };
 enum class Combine { union_of, intersection_of, difference };
-/// A shell's `side` (not `Side`: mesh.hpp defines that name in this namespace).
+/// A shell's `side` (not `Side`: side.hpp defines that name in this namespace).
 enum class ShellSide { center, inside, outside };
 struct RotateShape {
   bool quaternion = false;
@@ -524,30 +524,30 @@ T gyroid_g(const Node& g, const Vec<T>& p, const T& cell) {
 // Tests that do not go through the distance: squared distances against squared radii.
 
 template <class T>
-Membership compare(const T& value, const T& limit) {  // value < limit: inside
-  if (value < limit) return Membership::inside;
-  if (value > limit) return Membership::outside;
-  return Membership::surface;
+Side compare(const T& value, const T& limit) {  // value < limit: inside
+  if (value < limit) return Side::inside;
+  if (value > limit) return Side::outside;
+  return Side::surface;
 }
 
 template <class T>
-Membership inside_of(const SphereShape& s, const Vec<T>& p) {
+Side inside_of(const SphereShape& s, const Vec<T>& p) {
   const Vec<T> d = sub(p, as<T>(s.center));
   const T r = s.radius.as<T>();
   return compare(dot(d, d), T(r * r));
 }
 
 template <class T>
-Membership inside_of(const BoxShape& b, const Vec<T>& p) {
+Side inside_of(const BoxShape& b, const Vec<T>& p) {
   const Vec<T> lo = as<T>(b.lo), hi = as<T>(b.hi);
   const T round = b.round.as<T>();
   if (round == 0) {
     bool all_inside = true;
     for (std::size_t a = 0; a < 3; ++a) {
-      if (p[a] < lo[a] || p[a] > hi[a]) return Membership::outside;
+      if (p[a] < lo[a] || p[a] > hi[a]) return Side::outside;
       all_inside = all_inside && p[a] > lo[a] && p[a] < hi[a];
     }
-    return all_inside ? Membership::inside : Membership::surface;
+    return all_inside ? Side::inside : Side::surface;
   }
   T excess2 = 0;  // squared distance to the inner box
   for (std::size_t a = 0; a < 3; ++a) {
@@ -558,30 +558,30 @@ Membership inside_of(const BoxShape& b, const Vec<T>& p) {
 }
 
 template <class T>
-Membership inside_of(const CylinderShape& c, const Vec<T>& p) {
+Side inside_of(const CylinderShape& c, const Vec<T>& p) {
   const Vec<T> from_start = sub(p, as<T>(c.start)), along = as<T>(c.along);
   const T t = dot(from_start, along), length2 = dot(along, along), r = c.radius.as<T>();
   const Vec<T> w = cross(from_start, along);
-  const Membership radial = compare(dot(w, w), T(r * r * length2));
-  if (t < 0 || t > length2 || radial == Membership::outside) return Membership::outside;
-  if (t > 0 && t < length2 && radial == Membership::inside) return Membership::inside;
-  return Membership::surface;
+  const Side radial = compare(dot(w, w), T(r * r * length2));
+  if (t < 0 || t > length2 || radial == Side::outside) return Side::outside;
+  if (t > 0 && t < length2 && radial == Side::inside) return Side::inside;
+  return Side::surface;
 }
 
 // (rho - R)^2 + t^2 < r^2  <=>  A = |q|^2 + R^2 - r^2 < 2 R rho, squared when A >= 0.
 template <class T>
-Membership inside_of(const TorusShape& s, const Vec<T>& p) {
+Side inside_of(const TorusShape& s, const Vec<T>& p) {
   const Vec<T> q = sub(p, as<T>(s.center));
   const T t = dot(q, as<T>(s.axis));
   const T rho2 = dot(q, q) - t * t;
   const T big = s.major.as<T>(), small = s.minor.as<T>();
   const T a = dot(q, q) + big * big - small * small;
-  if (a < 0) return Membership::inside;
+  if (a < 0) return Side::inside;
   return compare(T(a * a), T(4 * big * big * rho2));
 }
 
 template <class T>
-Membership inside_of(const CapsuleShape& c, const Vec<T>& p) {
+Side inside_of(const CapsuleShape& c, const Vec<T>& p) {
   const Vec<T> from_a = sub(p, as<T>(c.start)), along = as<T>(c.along), from_b = sub(p, as<T>(c.end));
   T d2;
   if (c.point || dot(from_a, along) <= 0) {
@@ -597,7 +597,7 @@ Membership inside_of(const CapsuleShape& c, const Vec<T>& p) {
 }
 
 template <class T>
-Membership inside_of(const HalfSpaceShape& h, const Vec<T>& p) {
+Side inside_of(const HalfSpaceShape& h, const Vec<T>& p) {
   return compare(dot(as<T>(h.normal), p), T(h.offset.as<T>() * h.normal_length.as<T>()));
 }
 
@@ -606,24 +606,24 @@ Membership inside_of(const HalfSpaceShape& h, const Vec<T>& p) {
 template <class T>
 struct Evaluated {
   T value;
-  Membership membership = Membership::surface;  ///< only when asked for
+  Side membership = Side::surface;  ///< only when asked for
 };
 
-/// Membership of a CSG node, gathered operand by operand (a difference's
+/// Side of a CSG node, gathered operand by operand (a difference's
 /// subtracted ones complemented) so no evaluation allocates.
 struct Combined {
   bool any_inside = false, any_outside = false, all_inside = true, all_outside = true;
 
-  void add(Membership m) {
-    any_inside = any_inside || m == Membership::inside;
-    any_outside = any_outside || m == Membership::outside;
-    all_inside = all_inside && m == Membership::inside;
-    all_outside = all_outside && m == Membership::outside;
+  void add(Side m) {
+    any_inside = any_inside || m == Side::inside;
+    any_outside = any_outside || m == Side::outside;
+    all_inside = all_inside && m == Side::inside;
+    all_outside = all_outside && m == Side::outside;
   }
-  Membership of(Combine how) const {
+  Side of(Combine how) const {
     if (how == Combine::union_of)
-      return any_inside ? Membership::inside : (all_outside ? Membership::outside : Membership::surface);
-    return any_outside ? Membership::outside : (all_inside ? Membership::inside : Membership::surface);
+      return any_inside ? Side::inside : (all_outside ? Side::outside : Side::surface);
+    return any_outside ? Side::outside : (all_inside ? Side::inside : Side::surface);
   }
 };
 
@@ -637,7 +637,7 @@ Evaluated<T> evaluate(const Node& node, const Vec<T>& p, bool sides) {
             if constexpr (std::is_same_v<std::decay_t<decltype(shape)>, Combine>)
               return {T(0)};  // not a primitive
             else
-              return {distance(shape, p), sides ? inside_of(shape, p) : Membership::surface};
+              return {distance(shape, p), sides ? inside_of(shape, p) : Side::surface};
           },
           node.primitive);
     case Node::Kind::combine: {
@@ -652,7 +652,7 @@ Evaluated<T> evaluate(const Node& node, const Vec<T>& p, bool sides) {
         else if (how == Combine::intersection_of) result = std::max(result, e.value);
         else result = std::max(result, T(-e.value));
       }
-      return {result, sides ? membership.of(how) : Membership::surface};
+      return {result, sides ? membership.of(how) : Side::surface};
     }
     case Node::Kind::offset: {
       const T g = evaluate(node.children[0], p, false).value, d = node.number.at(p);
@@ -673,8 +673,8 @@ Evaluated<T> evaluate(const Node& node, const Vec<T>& p, bool sides) {
         below = 0;
         above = t;
       }
-      const Membership m = g < below || g > above ? Membership::outside
-                                                   : (g > below && g < above ? Membership::inside : Membership::surface);
+      const Side m = g < below || g > above ? Side::outside
+                                                   : (g > below && g < above ? Side::inside : Side::surface);
       return {value, m};
     }
     case Node::Kind::translate: return evaluate(node.children[0], sub(p, as<T>(node.vector)), sides);
@@ -886,15 +886,6 @@ Vec<HighPrecision> high_point(const FieldPoint& p) { return {HighPrecision(p[0])
 
 }  // namespace
 
-std::string_view membership_text(Membership m) noexcept {
-  switch (m) {
-    case Membership::outside: return "outside";
-    case Membership::inside: return "inside";
-    case Membership::surface: return "surface";
-  }
-  return "surface";
-}
-
 FieldGeometry::FieldGeometry(const nlohmann::json& spec, DensityValues values)
     : root_(std::make_unique<Node>(read_node(spec, "", values))), lipschitz_(bound_of(*root_)) {}
 FieldGeometry::~FieldGeometry() = default;
@@ -904,7 +895,7 @@ FieldGeometry& FieldGeometry::operator=(FieldGeometry&&) noexcept = default;
 HighPrecision FieldGeometry::value(const FieldPoint& p) const { return evaluate(*root_, high_point(p), false).value; }
 double FieldGeometry::value_double(const FieldPoint& p) const { return evaluate(*root_, p, false).value; }
 
-Membership FieldGeometry::membership(const FieldPoint& p) const { return evaluate(*root_, high_point(p), true).membership; }
+Side FieldGeometry::membership(const FieldPoint& p) const { return evaluate(*root_, high_point(p), true).membership; }
 
 FieldGeometry::Evaluation FieldGeometry::evaluate_with_membership(const FieldPoint& p) const {
   const Evaluated<HighPrecision> e = evaluate(*root_, high_point(p), true);

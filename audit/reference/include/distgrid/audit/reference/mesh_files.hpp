@@ -9,9 +9,11 @@
 // Malformed input throws Error(badfile) naming the format and the position.
 #include <array>
 #include <cerrno>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <type_traits>
@@ -29,6 +31,22 @@ struct ParsedMesh {
   /// OBJ and PLY: zero-based corner indices. STL: empty (corners are inline).
   std::vector<std::array<std::uint32_t, 3>> triangles;
 };
+
+/// Whether f is the float nearest x, ties to the even significand.
+inline bool nearest_float(double x, float f) {
+  const double err = std::fabs(static_cast<double>(f) - x);
+  for (float g : {std::nextafter(f, -std::numeric_limits<float>::infinity()),
+                  std::nextafter(f, std::numeric_limits<float>::infinity())}) {
+    const double other = std::fabs(static_cast<double>(g) - x);
+    if (other < err) return false;
+    if (other == err) {
+      std::uint32_t bits = 0;
+      std::memcpy(&bits, &f, sizeof bits);
+      if ((bits & 1u) != 0) return false;
+    }
+  }
+  return true;
+}
 
 namespace mesh_files_detail {
 

@@ -31,6 +31,7 @@
 #include <nlohmann/json.hpp>
 
 #include "distgrid/audit/high_precision.hpp"
+#include "distgrid/audit/reference/side.hpp"
 
 namespace distgrid::audit::reference {
 
@@ -39,11 +40,6 @@ using FieldPoint = std::array<double, 3>;
 /// Density-map values as a storage holds them: the given doubles (double
 /// storage) or each rounded to the nearest float (float storage).
 enum class DensityValues { given, float32 };
-
-/// Where a point lies with respect to the solid {f <= 0}.
-enum class Membership { outside, inside, surface };
-/// "outside", "inside", "surface".
-std::string_view membership_text(Membership m) noexcept;
 
 class FieldGeometry {
  public:
@@ -61,13 +57,13 @@ class FieldGeometry {
   double value_double(const FieldPoint& p) const;
 
   /// Inside, outside or on the surface, by the membership tests above.
-  Membership membership(const FieldPoint& p) const;
+  Side membership(const FieldPoint& p) const;
 
   /// value() and membership() from one pass over the tree (each node still
   /// decides membership by its own test, not by the value's sign).
   struct Evaluation {
     HighPrecision value;
-    Membership membership;
+    Side membership;
   };
   Evaluation evaluate_with_membership(const FieldPoint& p) const;
 

@@ -2,7 +2,7 @@
 // Exact brick ranges and node indices for a coordinate x and a voxel size h,
 // both doubles, computed in exact rationals (GMP through Boost.Multiprecision):
 // no rounding can move a limit across a brick face. Written from the
-// convention in DESIGN.md (brick b holds nodes 8b .. 8b + 7, node i at i h),
+// convention in docs/conventions.md (brick b holds nodes 8b .. 8b + 7, node i at i h),
 // not from core/.
 #include <cstdint>
 

@@ -18,6 +18,7 @@
 #include <boost/multiprecision/gmp.hpp>
 
 #include "distgrid/audit/high_precision.hpp"
+#include "distgrid/audit/reference/side.hpp"
 
 namespace distgrid::audit::reference {
 
@@ -63,9 +64,10 @@ struct ExactClosestPoint {
 ExactClosestPoint exact_closest_point(const Point& p, const Point& a, const Point& b, const Point& c);
 ExactClosestPoint exact_closest_point(const RationalPoint& p, const Point& a, const Point& b, const Point& c);
 
-enum class Side { outside, inside, surface };
-/// "outside", "inside", "surface".
-std::string_view side_text(Side s) noexcept;
+/// Exact squared distance from p to triangle (a, b, c), zero-area triangles
+/// included (the nearest of their edges), by the same projection and clamped
+/// segments as exact_closest_point.
+Rational exact_distance_squared(const Point& p, const Point& a, const Point& b, const Point& c);
 
 /// Side of q with respect to the closed triangle mesh `triangles` (any
 /// orientation), by the parity of the triangles the ray from q along +x

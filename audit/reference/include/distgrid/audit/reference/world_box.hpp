@@ -2,7 +2,8 @@
 // Reference world box of a grid's bricks: the extreme brick coordinates of the
 // stored and inside keys (decoded by the reference), then lo = 8 b h and
 // hi = (8 b + 7) h per axis, exact in high precision (a 20-bit integer times a
-// double needs at most 73 bits). Written from DESIGN.md, not from core/.
+// double needs at most 73 bits). Written from docs/conventions.md, not from
+// core/.
 #include <algorithm>
 #include <array>
 #include <cstdint>

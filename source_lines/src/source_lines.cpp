@@ -1,11 +1,11 @@
-#include "distgrid/audit/source_lines.hpp"
+#include "distgrid/source_lines.hpp"
 
 #include <cctype>
 #include <fstream>
 #include <sstream>
 #include <vector>
 
-namespace distgrid::audit {
+namespace distgrid {
 
 namespace {
 
@@ -128,4 +128,4 @@ ResolvedSource resolve_source(std::string_view file, std::string_view function, 
   return r;
 }
 
-}  // namespace distgrid::audit
+}  // namespace distgrid

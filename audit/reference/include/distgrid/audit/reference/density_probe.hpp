@@ -1,6 +1,7 @@
 #pragma once
-// Reading a density map's number through the compiled formula exactly. A
-// Field keeps its number fields private, so the audit wraps the map as the
+// Reading a density map's number through the compiled formula exactly (how the
+// references see what core computes, not a reference itself). A Field keeps its
+// number fields private, so the map is wrapped as the
 // thickness of a centred shell around the plane {p_axis = 0}: on that plane the
 // plane's value is exactly 0 (p . e_axis - 0 with the other products 0), so
 // the formula returns exactly -t/2 and t = -2 f with no rounding. Points are
@@ -15,7 +16,7 @@
 #include "distgrid/field.hpp"
 #include "distgrid/field_json.hpp"
 
-namespace distgrid::audit::runs {
+namespace distgrid::audit::reference {
 
 /// The spec of the probe around the plane p[axis] = 0 whose thickness is the map.
 inline nlohmann::json density_probe_spec(const reference::DensityMapSpec& map, const std::vector<double>& values,
@@ -40,4 +41,4 @@ double probe_number(const Field<S>& probe, const std::array<double, 3>& p) {
   return -2 * probe.template eval<double>(p[0], p[1], p[2]);
 }
 
-}  // namespace distgrid::audit::runs
+}  // namespace distgrid::audit::reference

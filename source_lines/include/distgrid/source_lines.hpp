@@ -1,11 +1,12 @@
 #pragma once
 // Line ranges of function definitions in our sources, found at run time by
-// scanning the file, so the report points at the code as it is now.
+// scanning the file, so a report and the policy page point at the code as it is
+// now. A leaf: it reads text and files, and links nothing of distgrid.
 #include <optional>
 #include <string>
 #include <string_view>
 
-namespace distgrid::audit {
+namespace distgrid {
 
 /// 1-based, inclusive.
 struct LineRange {
@@ -28,4 +29,4 @@ struct ResolvedSource {
 /// Reads source_dir/file and finds the function in it.
 ResolvedSource resolve_source(std::string_view file, std::string_view function, const std::string& source_dir);
 
-}  // namespace distgrid::audit
+}  // namespace distgrid

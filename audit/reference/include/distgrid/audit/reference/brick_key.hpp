@@ -1,6 +1,6 @@
 #pragma once
-// Reference brick keys, written from the convention in DESIGN.md and not from
-// core/: key = ((bx + 65536) * 131072 + (by + 65536)) * 131072 + (bz + 65536).
+// Reference brick keys, written from the convention in docs/conventions.md and
+// not from core/: key = ((bx + 65536) * 131072 + (by + 65536)) * 131072 + (bz + 65536).
 // Everything is computed in 128-bit integers, so no input overflows, and the
 // inverse reads base-131072 digits off the key.
 #include <array>

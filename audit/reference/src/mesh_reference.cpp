@@ -63,15 +63,6 @@ std::string_view feature_text(Feature f) noexcept {
   return "face";
 }
 
-std::string_view side_text(Side s) noexcept {
-  switch (s) {
-    case Side::outside: return "outside";
-    case Side::inside: return "inside";
-    case Side::surface: return "surface";
-  }
-  return "outside";
-}
-
 namespace {
 
 using Integer = boost::multiprecision::mpz_int;
@@ -138,8 +129,30 @@ SegmentPoint closest_on_segment(const IntegerPoint& p, const IntegerPoint& s, co
   return out;
 }
 
-ExactClosestPoint closest_point_of(const std::array<Dyadic, 12>& coordinates) {
-  // Scale every coordinate by the same power of two into an integer.
+/// The closest points of edges ab, bc and ca to p, and which is nearest (a tie
+/// between two edges is their shared corner, reported the same by both).
+struct EdgePoints {
+  std::array<SegmentPoint, 3> on;
+  std::size_t best = 0;
+};
+
+EdgePoints nearest_edge(const IntegerPoint& p, const IntegerPoint& a, const IntegerPoint& b, const IntegerPoint& c) {
+  EdgePoints out{{closest_on_segment(p, a, b, Feature::corner_a, Feature::edge_ab, Feature::corner_b),
+                  closest_on_segment(p, b, c, Feature::corner_b, Feature::edge_bc, Feature::corner_c),
+                  closest_on_segment(p, c, a, Feature::corner_c, Feature::edge_ca, Feature::corner_a)}};
+  for (std::size_t e = 1; e < 3; ++e)
+    if (out.on[e].numerator * out.on[out.best].denominator < out.on[out.best].numerator * out.on[e].denominator)
+      out.best = e;
+  return out;
+}
+
+/// p, a, b, c scaled by one power of two into integers: value = integer * 2^-scale.
+struct ScaledPoints {
+  std::array<IntegerPoint, 4> v;
+  int scale = 0;
+};
+
+ScaledPoints scaled_points(const std::array<Dyadic, 12>& coordinates) {
   int least = 0;
   bool any = false;
   for (const Dyadic& d : coordinates)
@@ -147,11 +160,28 @@ ExactClosestPoint closest_point_of(const std::array<Dyadic, 12>& coordinates) {
       least = any ? std::min(least, d.exponent) : d.exponent;
       any = true;
     }
-  const int scale = -least;  // value = integer * 2^-scale
-  std::array<IntegerPoint, 4> v;  // p, a, b, c
+  ScaledPoints out;
+  out.scale = -least;
   for (std::size_t n = 0; n < 12; ++n)
-    v[n / 3][n % 3] = coordinates[n].mantissa << static_cast<unsigned>(coordinates[n].exponent - least);
-  const IntegerPoint &p = v[0], &a = v[1], &b = v[2], &c = v[3];
+    out.v[n / 3][n % 3] = coordinates[n].mantissa << static_cast<unsigned>(coordinates[n].exponent - least);
+  return out;
+}
+
+std::array<Dyadic, 12> dyadic_coordinates(const Point& p, const Point& a, const Point& b, const Point& c) {
+  std::array<Dyadic, 12> coordinates;
+  for (std::size_t axis = 0; axis < 3; ++axis) {
+    coordinates[axis] = dyadic_of(p[axis]);
+    coordinates[3 + axis] = dyadic_of(a[axis]);
+    coordinates[6 + axis] = dyadic_of(b[axis]);
+    coordinates[9 + axis] = dyadic_of(c[axis]);
+  }
+  return coordinates;
+}
+
+ExactClosestPoint closest_point_of(const std::array<Dyadic, 12>& coordinates) {
+  const ScaledPoints scaled = scaled_points(coordinates);
+  const int scale = scaled.scale;
+  const IntegerPoint &p = scaled.v[0], &a = scaled.v[1], &b = scaled.v[2], &c = scaled.v[3];
 
   const IntegerPoint ab = isub(b, a), ac = isub(c, a), bc = isub(c, b), ap = isub(p, a);
   const IntegerPoint n = icross(ab, ac);
@@ -190,12 +220,9 @@ ExactClosestPoint closest_point_of(const std::array<Dyadic, 12>& coordinates) {
   // The projection is outside (or on the border): the closest point lies on an
   // edge. The closest point of a triangle is unique, so a tie between two edges
   // is their shared corner, reported the same by both.
-  const SegmentPoint on[3] = {closest_on_segment(p, a, b, Feature::corner_a, Feature::edge_ab, Feature::corner_b),
-                              closest_on_segment(p, b, c, Feature::corner_b, Feature::edge_bc, Feature::corner_c),
-                              closest_on_segment(p, c, a, Feature::corner_c, Feature::edge_ca, Feature::corner_a)};
-  std::size_t best = 0;
-  for (std::size_t e = 1; e < 3; ++e)
-    if (on[e].numerator * on[best].denominator < on[best].numerator * on[e].denominator) best = e;
+  const EdgePoints edges = nearest_edge(p, a, b, c);
+  const std::array<SegmentPoint, 3>& on = edges.on;
+  const std::size_t best = edges.best;
   const SegmentPoint& won = on[best];
   out.feature = won.feature;
   out.distance_squared = ldexp(HighPrecision(won.numerator) / HighPrecision(won.denominator), -2 * scale);
@@ -240,24 +267,37 @@ ExactClosestPoint closest_point_of(const std::array<Dyadic, 12>& coordinates) {
 }  // namespace
 
 ExactClosestPoint exact_closest_point(const Point& p, const Point& a, const Point& b, const Point& c) {
-  std::array<Dyadic, 12> coordinates;
-  for (std::size_t axis = 0; axis < 3; ++axis) {
-    coordinates[axis] = dyadic_of(p[axis]);
-    coordinates[3 + axis] = dyadic_of(a[axis]);
-    coordinates[6 + axis] = dyadic_of(b[axis]);
-    coordinates[9 + axis] = dyadic_of(c[axis]);
+  return closest_point_of(dyadic_coordinates(p, a, b, c));
+}
+
+Rational exact_distance_squared(const Point& p_in, const Point& a_in, const Point& b_in, const Point& c_in) {
+  const ScaledPoints scaled = scaled_points(dyadic_coordinates(p_in, a_in, b_in, c_in));
+  const IntegerPoint &p = scaled.v[0], &a = scaled.v[1], &b = scaled.v[2], &c = scaled.v[3];
+  const IntegerPoint ab = isub(b, a), ac = isub(c, a), ap = isub(p, a);
+  const IntegerPoint n = icross(ab, ac);
+  const Integer nn = idot(n, n);
+  const Integer weight_c = idot(n, icross(ab, ap)), weight_b = idot(n, icross(ap, ac));
+  Integer numerator, denominator;
+  if (nn != 0 && weight_b > 0 && weight_c > 0 && nn - weight_b - weight_c > 0) {
+    const Integer along_normal = idot(n, ap);
+    numerator = along_normal * along_normal;
+    denominator = nn;
+  } else {
+    // On an edge (or a zero-area triangle's nearest edge).
+    const EdgePoints edges = nearest_edge(p, a, b, c);
+    numerator = edges.on[edges.best].numerator;
+    denominator = edges.on[edges.best].denominator;
   }
-  return closest_point_of(coordinates);
+  // Squared lengths carry 2^-2 scale.
+  const int twice = 2 * scaled.scale;
+  if (twice >= 0) denominator <<= static_cast<unsigned>(twice);
+  else numerator <<= static_cast<unsigned>(-twice);
+  return Rational(numerator, denominator);
 }
 
 ExactClosestPoint exact_closest_point(const RationalPoint& p, const Point& a, const Point& b, const Point& c) {
-  std::array<Dyadic, 12> coordinates;
-  for (std::size_t axis = 0; axis < 3; ++axis) {
-    coordinates[axis] = dyadic_of(p[axis]);
-    coordinates[3 + axis] = dyadic_of(a[axis]);
-    coordinates[6 + axis] = dyadic_of(b[axis]);
-    coordinates[9 + axis] = dyadic_of(c[axis]);
-  }
+  std::array<Dyadic, 12> coordinates = dyadic_coordinates({0, 0, 0}, a, b, c);
+  for (std::size_t axis = 0; axis < 3; ++axis) coordinates[axis] = dyadic_of(p[axis]);
   return closest_point_of(coordinates);
 }
 
