@@ -25,7 +25,8 @@ Calculation export_stl() {
                    "strtod for text); the float nearest each double checked from its two neighbours",
       .errors = "error: |read corner - mesh corner| in h and in ulps of the mesh's coordinate (no floor). Binary STL "
                 "is the 32-bit exchange step; ASCII STL must read back bit for bit. mismatches: ASCII numbers that do "
-                "not read back exactly, and binary floats that are not the nearest float. Nothing stored or "
+                "not read back exactly, binary floats that are not the nearest float, and facet normals that are not the "
+                "unit normal of their corners (right-hand rule) within 1e-6. Nothing stored or "
                 "discretised: no arithmetic / storage / method split.",
       .run = &run,
       .replay = &replay,
