@@ -401,6 +401,65 @@ struct PartRun {
                          std::string(id) + " " + part.part().name + " sites")) {}
 };
 
+/// Surface nets' quads: around every sign-changing grid edge, the vertices of the
+/// four cells (u, v) = (0, 0), (1, 0), (1, 1), (0, 1) around it (u, v the next two
+/// axes) make a quad, cut into two triangles along its shorter diagonal (on a tie
+/// either). Compares the mesh's diagonal with the one the matched vertices' positions
+/// call for, the squared lengths in long double; quads within 1e-12 of a tie are not
+/// counted. Returns {quads compared, quads split along the longer diagonal}.
+template <class S>
+std::array<std::size_t, 2> check_quad_splits(const Prepared& prepared, const reference::StoredNodes<S>& nodes) {
+  std::unordered_map<std::uint64_t, std::size_t> cell_index;
+  for (std::size_t n = 0; n < prepared.candidates.size(); ++n)
+    if (prepared.candidates[n].crossing) cell_index.emplace(site_key(prepared.candidates[n].site), n);
+  const auto& mesh = prepared.core.mesh;
+  std::unordered_map<std::uint64_t, bool> mesh_edges;
+  const auto edge = [](std::uint64_t a, std::uint64_t b) { return a < b ? (a << 32 | b) : (b << 32 | a); };
+  for (const auto& t : mesh.triangles)
+    for (std::size_t k = 0; k < 3; ++k) mesh_edges.emplace(edge(t[k], t[(k + 1) % 3]), true);
+  const auto squared = [&](std::int64_t a, std::int64_t b) {
+    long double sum = 0;
+    for (std::size_t k = 0; k < 3; ++k) {
+      const long double d = static_cast<long double>(mesh.positions[static_cast<std::size_t>(a)][k]) -
+                            static_cast<long double>(mesh.positions[static_cast<std::size_t>(b)][k]);
+      sum += d * d;
+    }
+    return sum;
+  };
+  std::size_t compared = 0, longer = 0;
+  for (const Candidate& c : prepared.candidates) {
+    if (!c.crossing) continue;
+    const Node& p = c.site.node;
+    for (int axis = 0; axis < 3; ++axis) {
+      Node q = p;
+      ++q[static_cast<std::size_t>(axis)];
+      if ((nodes.value(p[0], p[1], p[2]) < 0) == (nodes.value(q[0], q[1], q[2]) < 0)) continue;
+      // This cell is (1, 1) of the edge from its lowest corner along the axis.
+      const auto u = static_cast<std::size_t>((axis + 1) % 3), v = static_cast<std::size_t>((axis + 2) % 3);
+      constexpr int kAround[4][2] = {{0, 0}, {1, 0}, {1, 1}, {0, 1}};
+      std::array<std::int64_t, 4> vertex{};
+      bool all = true;
+      for (std::size_t k = 0; k < 4 && all; ++k) {
+        Node cell = p;
+        cell[u] -= 1 - kAround[k][0];
+        cell[v] -= 1 - kAround[k][1];
+        const auto it = cell_index.find(site_key({cell, -1}));
+        vertex[k] = it == cell_index.end() ? -1 : prepared.vertex_of[it->second];
+        all = vertex[k] >= 0;
+      }
+      if (!all) continue;  // a missing vertex is counted by the crossing decision
+      const long double d02 = squared(vertex[0], vertex[2]), d13 = squared(vertex[1], vertex[3]);
+      if (std::fabs(d02 - d13) <= 1e-12L * (d02 + d13)) continue;
+      ++compared;
+      const bool along_02 = d02 < d13;
+      const std::uint64_t want = along_02 ? edge(static_cast<std::uint64_t>(vertex[0]), static_cast<std::uint64_t>(vertex[2]))
+                                          : edge(static_cast<std::uint64_t>(vertex[1]), static_cast<std::uint64_t>(vertex[3]));
+      if (!mesh_edges.contains(want)) ++longer;
+    }
+  }
+  return {compared, longer};
+}
+
 /// The decision's generator name for a placement ("cell_crossing", "cell_crossing_far").
 std::string decision_generator(Mesher mesher, Placement where) {
   return std::string(decision_name(mesher)) + (where == Placement::far ? "_far" : "");
@@ -527,6 +586,9 @@ void run_storage(const Spec& spec, RunContext& context, PartSubject& part, Calcu
 
   const Prepared& prepared = origin.prepared;
   const reference::MeshTopology topo = reference::mesh_topology(prepared.core.mesh);
+  const bool has_quads = !is_edge_mesher(spec.mesher);
+  const std::array<std::size_t, 2> quads =
+      has_quads ? check_quad_splits(prepared, origin.nodes) : std::array<std::size_t, 2>{0, 0};
   const DefaultPart& info = part.part();
   const double relative = std::fabs(topo.volume - info.volume) / info.volume;
   table.push_back(
@@ -552,6 +614,12 @@ void run_storage(const Spec& spec, RunContext& context, PartSubject& part, Calcu
                  {"volume", finite_or_null(topo.volume)},
                  {"analytic_volume", info.volume},
                  {"volume_relative_error", finite_or_null(relative)}}}});
+  if (has_quads) {
+    table.back()["quads_compared"] = quads[0];
+    table.back()["quads_split_on_the_longer_diagonal"] = quads[1];
+    summary["quads_split_on_the_longer_diagonal"] =
+        summary.value("quads_split_on_the_longer_diagonal", std::size_t{0}) + quads[1];
+  }
   if (!with_method)
     table.back()["method_null_reason"] =
         "the part's formula is not a Euclidean distance (CSG or lattice): |f(vertex)| is not the vertex's distance "

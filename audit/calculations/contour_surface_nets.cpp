@@ -14,7 +14,8 @@ Calculation contour_surface_nets() {
       .declared = PrecisionClass::bits32_in_part,
       .sources = {{"core/src/contour/surface_nets.hpp", "add_piece_vertex"},
                   {"core/src/contour/node_block.hpp", "cell_pattern"},
-                  {"core/src/contour/contour.cpp", "contour"}},
+                  {"core/src/contour/contour.cpp", "contour"},
+                  {"core/src/contour/surface_nets.hpp", "add_edge_quad"}},
       .formula = "a cell whose corners differ in sign (value < 0 inside) gets one vertex at the mean of its crossing "
                  "edges' points, t = d_lo / (d_lo - d_hi) from each edge's lower corner, at world (i + local) * h; in "
                  "double",
@@ -27,7 +28,8 @@ Calculation contour_surface_nets() {
       .reference = "cells and their signs from the stored values read through the audit's own key map; the mean of "
                    "the crossing points in high precision from those values and from exact node values clamp(f(i h), "
                    "+-band h); the part's formula in high precision at the vertex; edge counts and volume of the mesh "
-                   "computed here",
+                   "computed here; per sign-changing grid edge, the shorter diagonal of the quad of its four cells' "
+                   "vertices (squared lengths in long double), which the mesh's two triangles must share",
       .errors = contour_audit::kErrors,
       .run = &run,
       .replay = &replay,
