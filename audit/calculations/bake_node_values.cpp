@@ -3,11 +3,14 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include "calculations.hpp"
 #include "distgrid/audit/high_precision.hpp"
 #include "distgrid/audit/input_rng.hpp"
 #include "distgrid/audit/reference/exact_values.hpp"
+#include "distgrid/bake.hpp"
+#include "distgrid/brick_key.hpp"
 #include "part_inputs.hpp"
 #include "stratified.hpp"
 
@@ -25,8 +28,10 @@ Calculation bake_node_values() {
       .sources = {{"core/src/bake.cpp", "bake_brick"}, {"core/include/distgrid/brick_key.hpp", "brick_node_positions"}},
       .formula = "value = clamp(f(i h, j h, k h), -band h, band h), f in double at the node positions (b * 8 + n) * "
                  "h, stored as S",
-      .inputs = "per part: nodes with |f| < h, nodes in the band, nodes within h/8 of the clamp at +-band h, and band "
-                "nodes of the part's copy translated ~5e5 h from the origin",
+      .inputs = "per part: nodes with |f| < h, nodes in the band, nodes within h/8 of the clamp at +-band h, band "
+                "nodes of the part's copy translated ~5e5 h from the origin, and band nodes at a voxel size h' = h "
+                "times a random factor in [1, 2) (not a power of two, so node positions round), their bricks baked "
+                "with bake_brick at h'",
       .implementation = "bake (bake_brick) through the run's grids, read with the audit's own key map",
       .reference = "clamp(f(i h), +-band h) in high precision at exact positions: Field<double> for the error, "
                    "Field<S> (the formula with its data as stored) for the arithmetic",
@@ -42,7 +47,13 @@ namespace {
 
 using Node = std::array<std::int64_t, 3>;
 
-enum class Kind { near_surface, band, band_edge, far };
+enum class Kind { near_surface, band, band_edge, far, other_h };
+
+/// A node, and the voxel size its brick is baked at (the run's h but for other_h).
+struct NodeInput {
+  Node node{};
+  double h = 0;
+};
 
 constexpr int kTries = 4000;
 
@@ -54,36 +65,40 @@ struct BakeNodeValues : OnBakedParts {
       {Kind::band_edge, "band_edge", "a node with | |f| - band h | < h/8: on both sides of the clamp"},
       {Kind::far, "far", "a node with |f| < band h of the part's copy translated by about 5e5 h per axis",
        Placement::far},
+      {Kind::other_h, "other_h",
+       "a node with |f| < band h' at h' = h times a random factor in [1, 2): its brick baked by bake_brick at h', "
+       "whose node positions (8 b + n) h' round"},
   };
-  using Input = Node;
+  using Input = NodeInput;
   using Outcome = Measured;
 
   using OnBakedParts::OnBakedParts;
   std::size_t inputs_per_generator(const RunSettings& settings) const { return settings.inputs; }
   void start(CalculationResult& r) const { start_errors_in_h(r, false); }
 
-  Node generate(const BakedPart& part, const Generator<Kind>& generator, std::uint64_t seed, std::uint64_t index,
-                bool& fallback) const {
+  NodeInput generate(const BakedPart& part, const Generator<Kind>& generator, std::uint64_t seed, std::uint64_t index,
+                     bool& fallback) const {
     InputRng rng(seed, id, generator.name, index);
-    const double band_width = band * h;
+    const double voxel = generator.kind == Kind::other_h ? this->h * (1 + rng.unit()) : this->h;
+    const double band_width = band * voxel;
     const auto node_of = [&](const Point& p) {
-      return Node{std::llround(p[0] / h), std::llround(p[1] / h), std::llround(p[2] / h)};
+      return Node{std::llround(p[0] / voxel), std::llround(p[1] / voxel), std::llround(p[2] / voxel)};
     };
     const auto value_at = [&](const Node& n) {
-      return part.exact->eval<double>(static_cast<double>(n[0]) * h, static_cast<double>(n[1]) * h,
-                                      static_cast<double>(n[2]) * h);
+      return part.exact->eval<double>(static_cast<double>(n[0]) * voxel, static_cast<double>(n[1]) * voxel,
+                                      static_cast<double>(n[2]) * voxel);
     };
     Node node{};
     for (int t = 0; t < kTries; ++t) {
       node = node_of(draw_point(rng, part.box));
       const double f = std::fabs(value_at(node));
-      const bool ok = generator.kind == Kind::near_surface ? f < h
-                      : generator.kind == Kind::band_edge  ? std::fabs(f - band_width) < h / 8
+      const bool ok = generator.kind == Kind::near_surface ? f < voxel
+                      : generator.kind == Kind::band_edge  ? std::fabs(f - band_width) < voxel / 8
                                                            : f < band_width;
-      if (ok) return node;
+      if (ok) return {node, voxel};
     }
     fallback = true;
-    return node;
+    return {node, voxel};
   }
 
   /// Per storage: the stored value against high precision of Field<double>, the
@@ -91,30 +106,47 @@ struct BakeNodeValues : OnBakedParts {
   /// against Field<S> in high precision, and the stored value against that double.
   /// For float bricks of a part with a density map, `error` also holds the map's
   /// own float rounding (field.density_store), which neither split covers.
-  Outcome measure(const BakedPart& part, const Node& n) const {
-    const double band_width = band * h;
-    const HighPrecision exact = reference::exact_node_value(*part.exact, n[0], n[1], n[2], h, band);
+  /// At another voxel size (other_h) the node's brick is baked afresh with bake_brick,
+  /// errors in units of that h.
+  Outcome measure(const BakedPart& part, const NodeInput& in) const {
+    const Node& n = in.node;
+    const double voxel = in.h;
+    const bool other_h = voxel != this->h;
+    const double band_width = band * voxel;
+    const HighPrecision exact = reference::exact_node_value(*part.exact, n[0], n[1], n[2], voxel, band);
     Outcome out;
     for (const AnyStoredGrid& stored : part.storages)
       std::visit(
           [&](const auto& g) {
-            const double value = g.nodes.value(n[0], n[1], n[2]);
-            const double raw = g.field->template eval<double>(static_cast<double>(n[0]) * h,
-                                                              static_cast<double>(n[1]) * h,
-                                                              static_cast<double>(n[2]) * h);
+            using S = std::remove_const_t<std::remove_pointer_t<decltype(g.grid->brick_values(0))>>;
+            double value = 0;
+            if (other_h) {
+              std::array<S, kBrickNodes> brick{};
+              FieldScratch scratch;
+              bake_brick(*g.field, brick_key(brick_of_node(n[0]), brick_of_node(n[1]), brick_of_node(n[2])), voxel,
+                         band_width, brick.data(), scratch);
+              value = static_cast<double>(brick[static_cast<std::size_t>((n[0] & 7) + 8 * (n[1] & 7) + 64 * (n[2] & 7))]);
+            } else {
+              value = g.nodes.value(n[0], n[1], n[2]);
+            }
+            const double raw = g.field->template eval<double>(static_cast<double>(n[0]) * voxel,
+                                                              static_cast<double>(n[1]) * voxel,
+                                                              static_cast<double>(n[2]) * voxel);
             const double core_double = std::min(std::max(raw, -band_width), band_width);
-            const HighPrecision same_formula = reference::exact_node_value(*g.field, n[0], n[1], n[2], h, band);
-            out.by_storage.push_back({distance_error(HighPrecision(value), exact, h, band_width),
-                                      distance_error(HighPrecision(core_double), same_formula, h, band_width),
-                                      distance_error(HighPrecision(value), HighPrecision(core_double), h, band_width),
+            const HighPrecision same_formula = reference::exact_node_value(*g.field, n[0], n[1], n[2], voxel, band);
+            out.by_storage.push_back({distance_error(HighPrecision(value), exact, voxel, band_width),
+                                      distance_error(HighPrecision(core_double), same_formula, voxel, band_width),
+                                      distance_error(HighPrecision(value), HighPrecision(core_double), voxel, band_width),
                                       std::nullopt});
           },
           stored);
     return out;
   }
 
-  InputValues record(const Node& n) const {
-    return {{"i", std::to_string(n[0])}, {"j", std::to_string(n[1])}, {"k", std::to_string(n[2])}};
+  InputValues record(const NodeInput& in) const {
+    InputValues values{{"i", std::to_string(in.node[0])}, {"j", std::to_string(in.node[1])}, {"k", std::to_string(in.node[2])}};
+    if (in.h != h) values.emplace_back("h", hex_float(in.h));
+    return values;
   }
 
   nlohmann::json row(CalculationResult& r, std::size_t, const std::string& part, const BakedPart&,
