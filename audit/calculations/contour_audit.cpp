@@ -259,7 +259,69 @@ struct Outcome {
   std::array<double, 3> core{};
   ErrorValue error, arithmetic, storage;
   std::optional<ErrorValue> method;
+  /// |core unit normal - reference unit normal|, about the angle between them in
+  /// radians; none where the reference direction is ill-conditioned.
+  std::optional<double> normal;
 };
+
+/// Where a reference blend of corner gradients shorter than this fraction of the
+/// sum of its terms' magnitudes has no direction worth comparing (the core's
+/// rounding of the terms could turn it).
+constexpr double kNormalConditioning = 1e-6;
+
+/// The vertex's normal as the meshers define it, from the same stored values in high
+/// precision: surface nets blend the central differences at the cell's eight corners
+/// by the vertex's trilinear weights; marching cubes lerp those at the edge's ends by
+/// t. Returns the distance of the core's unit normal from the reference's.
+template <class S>
+std::optional<double> normal_error(const std::array<double, 3>& core, const Site& site, const reference::LocalPoint& local,
+                                   const reference::StoredNodes<S>& nodes) {
+  using G = std::array<HighPrecision, 3>;
+  const auto difference = [&](const Node& q) {
+    G g;
+    for (std::size_t a = 0; a < 3; ++a) {
+      Node plus = q, minus = q;
+      ++plus[a];
+      --minus[a];
+      g[a] = HighPrecision(nodes.value(plus[0], plus[1], plus[2])) - HighPrecision(nodes.value(minus[0], minus[1], minus[2]));
+    }
+    return g;
+  };
+  G n{HighPrecision(0), HighPrecision(0), HighPrecision(0)};
+  HighPrecision scale(0);
+  const auto add = [&](const HighPrecision& w, const G& g) {
+    for (std::size_t a = 0; a < 3; ++a) {
+      n[a] += w * g[a];
+      scale += abs(w * g[a]);
+    }
+  };
+  if (site.axis < 0) {
+    for (int c = 0; c < 8; ++c) {
+      HighPrecision w(1);
+      Node corner = site.node;
+      for (std::size_t a = 0; a < 3; ++a) {
+        const bool upper = ((c >> a) & 1) != 0;
+        corner[a] += upper ? 1 : 0;
+        w *= upper ? local[a] : HighPrecision(1) - local[a];
+      }
+      add(w, difference(corner));
+    }
+  } else {
+    const auto axis = static_cast<std::size_t>(site.axis);
+    Node upper = site.node;
+    ++upper[axis];
+    add(HighPrecision(1) - local[axis], difference(site.node));
+    add(local[axis], difference(upper));
+  }
+  const HighPrecision length = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+  if (!(length > kNormalConditioning * scale)) return std::nullopt;
+  HighPrecision sum(0);
+  for (std::size_t a = 0; a < 3; ++a) {
+    const HighPrecision d = HighPrecision(core[a]) - n[a] / length;
+    sum += d * d;
+  }
+  return to_double(sqrt(sum));
+}
 
 ErrorValue point_error(const std::array<HighPrecision, 3>& result, const std::array<HighPrecision, 3>& reference,
                               double h) {
@@ -332,6 +394,7 @@ Outcome measure(const Prepared& prepared, std::size_t candidate, const Field<dou
     out.sign_flip = (exact[0] < 0) != (stored[0] < 0) || (exact[1] < 0) != (stored[1] < 0);
   }
   if (!from_stored) throw std::logic_error("contour audit: a crossing site without a crossing");
+  out.normal = normal_error(prepared.core.mesh.normals[static_cast<std::size_t>(v)], site, *from_stored, nodes);
   std::array<HighPrecision, 3> core_hp{HighPrecision(out.core[0]), HighPrecision(out.core[1]), HighPrecision(out.core[2])};
   const auto stored_world = reference::world_point(site.node, *from_stored, h);
   out.arithmetic = point_error(core_hp, stored_world, h);
@@ -519,7 +582,8 @@ void run_storage(const Spec& spec, RunContext& context, PartSubject& part, Calcu
       add_decisions(origin.prepared, spec.mesher, Placement::origin, context, part_name, r.decisions[0]);
 
   nlohmann::json per_stratum = nlohmann::json::array();
-  double max_error = 0, max_arithmetic = 0, max_storage = 0, max_method = 0;
+  double max_error = 0, max_arithmetic = 0, max_storage = 0, max_method = 0, max_normal = 0;
+  std::size_t normals_compared = 0;
   std::size_t sign_flips = 0;
   for (std::size_t si = 0; si < spec.stratum_count; ++si) {
     const Stratum& stratum = spec.strata[si];
@@ -559,6 +623,10 @@ void run_storage(const Spec& spec, RunContext& context, PartSubject& part, Calcu
                       {"z", hex_float(o.core[2])}};
         return rec;
       };
+      if (o.normal) {
+        ++normals_compared;
+        max_normal = std::fmax(max_normal, *o.normal);
+      }
       r.arithmetic->add(o.arithmetic, record);
       max_arithmetic = std::fmax(max_arithmetic, *o.arithmetic.h);
       if (o.sign_flip) {
@@ -601,6 +669,8 @@ void run_storage(const Spec& spec, RunContext& context, PartSubject& part, Calcu
        {"core_vertices_at_no_crossing_site", prepared.unmatched_core.size()},
        {"loop_centre_vertices_not_audited", prepared.centre_vertices},
        {"exact_sign_differs", sign_flips},
+       {"normals_compared", normals_compared},
+       {"normal_error_max", finite_or_null(max_normal)},
        {"by_generator", per_stratum},
        {"max_h", {{"error", finite_or_null(max_error)},
                   {"arithmetic", finite_or_null(max_arithmetic)},
@@ -628,6 +698,7 @@ void run_storage(const Spec& spec, RunContext& context, PartSubject& part, Calcu
   summary["non_manifold_edges"] = summary.value("non_manifold_edges", std::size_t{0}) + topo.non_manifold_edges;
   summary["misoriented_edges"] = summary.value("misoriented_edges", std::size_t{0}) + topo.misoriented_edges;
   summary["exact_sign_differs"] = summary.value("exact_sign_differs", std::size_t{0}) + sign_flips;
+  summary["normal_error_max"] = std::fmax(summary.value("normal_error_max", 0.0), std::isfinite(max_normal) ? max_normal : 2.0);
   summary["volume_relative_error_max"] =
       std::fmax(summary.value("volume_relative_error_max", 0.0), std::isfinite(relative) ? relative : 1.0);
 }

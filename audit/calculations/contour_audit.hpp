@@ -67,7 +67,10 @@ inline constexpr std::string_view kErrors = "error: the core vertex vs the high-
                                             "site whose exact values change sign differently is counted, not "
                                             "measured). Method: |f| at the exact-value vertex, for parts whose f is a "
                                             "Euclidean distance. Decision: a vertex for every crossing site and none "
-                                            "elsewhere, exact.";
+                                            "elsewhere, exact. Normal: |core unit normal - reference unit normal| "
+                                            "(about the angle in radians), the reference blending the central "
+                                            "differences of the same stored values in high precision; not compared "
+                                            "where that blend is below 1e-6 of its terms' magnitudes.";
 
 /// Every stratum of the calculation over the run's parts, one result per storage.
 std::vector<CalculationResult> run(const Spec& spec, RunContext& context);

@@ -15,7 +15,9 @@ Calculation contour_surface_nets() {
       .sources = {{"core/src/contour/surface_nets.hpp", "add_piece_vertex"},
                   {"core/src/contour/node_block.hpp", "cell_pattern"},
                   {"core/src/contour/contour.cpp", "contour"},
-                  {"core/src/contour/surface_nets.hpp", "add_edge_quad"}},
+                  {"core/src/contour/surface_nets.hpp", "add_edge_quad"},
+                  {"core/src/contour/surface_nets.hpp", "locate_lane_vertices"},
+                  {"core/src/contour/surface_nets.hpp", "finish_lane_vertices"}},
       .formula = "a cell whose corners differ in sign (value < 0 inside) gets one vertex at the mean of its crossing "
                  "edges' points, t = d_lo / (d_lo - d_hi) from each edge's lower corner, at world (i + local) * h; in "
                  "double",
