@@ -669,8 +669,8 @@ void run_storage(const Spec& spec, RunContext& context, PartSubject& part, Calcu
        {"core_vertices_at_no_crossing_site", prepared.unmatched_core.size()},
        {"loop_centre_vertices_not_audited", prepared.centre_vertices},
        {"exact_sign_differs", sign_flips},
-       {"normals_compared", normals_compared},
-       {"normal_error_max", finite_or_null(max_normal)},
+       {"normals_compared_count", normals_compared},
+       {"max_normal_error", finite_or_null(max_normal)},
        {"by_generator", per_stratum},
        {"max_h", {{"error", finite_or_null(max_error)},
                   {"arithmetic", finite_or_null(max_arithmetic)},
@@ -698,7 +698,7 @@ void run_storage(const Spec& spec, RunContext& context, PartSubject& part, Calcu
   summary["non_manifold_edges"] = summary.value("non_manifold_edges", std::size_t{0}) + topo.non_manifold_edges;
   summary["misoriented_edges"] = summary.value("misoriented_edges", std::size_t{0}) + topo.misoriented_edges;
   summary["exact_sign_differs"] = summary.value("exact_sign_differs", std::size_t{0}) + sign_flips;
-  summary["normal_error_max"] = std::fmax(summary.value("normal_error_max", 0.0), std::isfinite(max_normal) ? max_normal : 2.0);
+  summary["max_normal_error"] = std::fmax(summary.value("max_normal_error", 0.0), std::isfinite(max_normal) ? max_normal : 2.0);
   summary["volume_relative_error_max"] =
       std::fmax(summary.value("volume_relative_error_max", 0.0), std::isfinite(relative) ? relative : 1.0);
 }
