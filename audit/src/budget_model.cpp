@@ -161,7 +161,7 @@ const std::map<std::string, std::string, std::less<>>& model_name_meanings() {
       {"pow2_h", "1 when h is a power of two (so i*h and x/h do not round), else 0"},
       {"reach", "largest |x|/h of a part's inputs at the origin (its box padded by the band)"},
       {"x_over_h", "largest |x|/h of any input, far copies included"},
-      {"n", "values summed: the nodes of the largest part's grid (grid.volume), else 0"},
+      {"n", "values a volume sums, at most: the nodes of the largest part's box, (2 reach)^3"},
   };
   return meanings;
 }

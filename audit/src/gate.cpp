@@ -129,15 +129,10 @@ ModelNames model_names(const json& settings, const json& entry) {
       names["pow2_h"] = std::frexp(names["h"], &exponent) == 0.5 ? 1 : 0;
     }
   }
-  // Values summed by the volume: per part, 512 per stored brick and one term
-  // per inside brick; the largest part's.
-  double n = 0;
-  const json::json_pointer by_part("/details/by_part");
-  if (entry.is_object() && entry.contains(by_part) && entry[by_part].is_array())
-    for (const json& part : entry[by_part])
-      if (part.is_object() && part.value("stored_bricks", json()).is_number())
-        n = std::max(n, 512 * part["stored_bricks"].get<double>() + part.value("inside_bricks", 0.0));
-  names["n"] = n;
+  // Values a volume sums: at most the nodes of the largest part's box padded by
+  // the band, (2 reach)^3. From the settings, so every shard of a split run
+  // evaluates the same budget.
+  if (names.contains("reach")) names["n"] = std::pow(2 * names["reach"], 3);
   return names;
 }
 

@@ -40,7 +40,9 @@ struct Budget {
 std::vector<Budget> load_budgets(const std::string& path);
 
 /// The values a budget's model may name (model_name_meanings()) for one entry
-/// of a report with these settings; a name the report lacks is left out.
+/// of a report with these settings; a name the report lacks is left out. Only
+/// the storage comes from the entry, so the shards of a split run evaluate
+/// every model alike.
 ModelNames model_names(const nlohmann::json& settings, const nlohmann::json& entry);
 
 /// The metric's pointer with every named array element replaced by its
