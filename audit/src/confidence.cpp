@@ -182,7 +182,8 @@ json merge_confidence(const std::vector<const json*>& entries, const std::vector
   std::vector<std::string> order;
   try {
     for (const json& check : entries.front()->at("gate").at("checks"))
-      tallies.push_back({check.at("metric").get<std::string>(), check.at("budget").get<double>(), {}});
+      if (check.at("budget").is_number() && check.value("status", "") != "informational")  // as run_audit tallies
+        tallies.push_back({check.at("metric").get<std::string>(), check.at("budget").get<double>(), {}});
     for (const json& g : entries.front()->at("inputs").at("generators")) order.push_back(g.at("name"));
   } catch (const json::exception& e) {
     throw Error(ErrorCode::badarg, names.front() + ": an entry's gate checks or generators are malformed: " + e.what());

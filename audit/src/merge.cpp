@@ -350,7 +350,7 @@ json merge_details(const std::vector<const json*>& values, const std::string& po
 /// index order (`names` likewise): counts add, statistics and decisions merge
 /// exactly, details by merge_details, and the measured class and gate are
 /// computed again from the joined numbers.
-json join_entries(const Calculation& calculation, const std::vector<const json*>& parts,
+json join_entries(const Calculation& calculation, const json& settings, const std::vector<const json*>& parts,
                   const std::vector<std::string>& names) {
   const json& first = *parts[0];
   const std::string where = "/calculations/" + std::string(calculation.id) + " " + first.value("storage", "");
@@ -407,12 +407,7 @@ json join_entries(const Calculation& calculation, const std::vector<const json*>
                out.value("mismatches", std::uint64_t{0}));
 
   // The budgets a shard gated against are in its checks; gate the joined entry again.
-  std::vector<Budget> budgets;
-  for (const json& check : first.at("gate").at("checks"))
-    budgets.push_back({out["id"].get<std::string>(), out["storage"].get<std::string>(),
-                       check.at("metric").get<std::string>(), check.at("budget").get<double>(),
-                       check.at("why").get<std::string>()});
-  out["gate"] = gate_json(check_entry(out, budgets));
+  out["gate"] = gate_json(check_entry(out, budgets_from_checks(first), settings));
   if (first.contains("confidence")) out["confidence"] = merge_confidence(parts, names);
   return out;
 }
@@ -512,7 +507,7 @@ json merge_reports(const std::vector<json>& shards, const std::vector<std::strin
     for (std::size_t e = 0; e < g.by_shard[0].size(); ++e) {
       std::vector<const json*> parts;
       for (std::size_t i = 0; i < count; ++i) parts.push_back(&g.by_shard[i][e]);
-      joined.push_back(join_entries(calculation, parts, ordered_names));
+      joined.push_back(join_entries(calculation, shards[0]["settings"], parts, ordered_names));
       evaluations += joined.back()["inputs"].at("count").get<std::size_t>();
     }
     for (json& entry : joined) {

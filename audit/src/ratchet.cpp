@@ -152,8 +152,16 @@ Ratchet ratchet_budgets(const std::string& budgets_path, const json& baseline, d
   std::vector<std::pair<Span, std::string>> edits;
   for (std::size_t n = 0; n < budgets.size(); ++n) {
     const Budget& b = budgets[n];
+    // A model follows the settings and an informational budget gates nothing:
+    // neither is a number to lower.
+    if (!b.model.empty() || !b.informational.empty()) continue;
     const json* entry = baseline_entry(baseline, b);
-    const json::json_pointer pointer(b.metric);
+    json::json_pointer pointer;
+    try {
+      if (entry) pointer = resolve_metric(*entry, b.metric);
+    } catch (const Error&) {
+      entry = nullptr;  // a name the baseline does not have: not measured there
+    }
     if (!entry || !entry->contains(pointer) || !(*entry)[pointer].is_number()) {
       ++out.not_measured;
       continue;

@@ -243,6 +243,25 @@ nlohmann::json settings_json(const RunSettings& s, const RunContext& context) {
            "volume sum); inexact when a calculation declared exact gave a wrong answer"}};
 }
 
+/// The measured data budget models name (gate.hpp's model_names): the largest
+/// |x|/h of the formula parts' inputs at the origin and in the far copy (each
+/// part's box padded by the band), and whether h is a power of two.
+void put_model_settings(nlohmann::json& section, const RunSettings& s, RunContext& context) {
+  double reach = 0, far = 0;
+  for (std::size_t n = 0; n < context.part_count(); ++n)
+    for (Placement where : {Placement::origin, Placement::far}) {
+      const Box box = context.part(n).field<double>(where).bounds_within(s.band * s.h);
+      double& largest = where == Placement::origin ? reach : far;
+      for (std::size_t a = 0; a < 3; ++a)
+        for (double x : {box.lo[a], box.hi[a]})
+          if (std::isfinite(x)) largest = std::max(largest, std::fabs(x) / s.h);
+    }
+  int exponent = 0;
+  section["reach_voxels"] = reach;
+  section["largest_abs_x_over_h"] = std::max(reach, far);
+  section["h_power_of_two"] = std::frexp(s.h, &exponent) == 0.5;
+}
+
 bool selected(const RunSettings& s, std::string_view id) {
   return s.calculations.empty() || std::find(s.calculations.begin(), s.calculations.end(), id) != s.calculations.end();
 }
@@ -282,6 +301,8 @@ nlohmann::json run_audit(const RunSettings& settings, Progress& progress) {
       settings.properties_path.empty() ? nlohmann::json() : read_ctest_listing(settings.properties_path);
   const auto started = std::chrono::steady_clock::now();
   RunContext context(settings, progress);
+  nlohmann::json settings_section = settings_json(settings, context);
+  put_model_settings(settings_section, settings, context);
 
   nlohmann::json entries = nlohmann::json::array();
   nlohmann::json counts = nlohmann::json::object();
@@ -299,10 +320,19 @@ nlohmann::json run_audit(const RunSettings& settings, Progress& progress) {
     for (const CalculationResult& result : results) {
       nlohmann::json entry = calculation_json(calculation, result, settings.source_dir);
       entry["properties"] = property_coverage(ctest_listing, calculation.id);
-      entry["gate"] = gate_json(check_entry(entry, budgets));
+      const std::vector<GateCheck> checks = check_entry(entry, budgets, settings_section);
+      entry["gate"] = gate_json(checks);
+      // The inputs within each budget that gates at these settings, at its value here.
+      std::vector<Budget> limits;
+      for (const GateCheck& c : checks)
+        if (c.limit && c.status != CheckStatus::informational) {
+          limits.push_back(c.budget);
+          limits.back().max = *c.limit;
+          limits.back().model.clear();
+        }
       std::vector<std::string> generators;
       for (const StratumCount& s : result.strata) generators.push_back(s.name);
-      entry["confidence"] = confidence_json(tally_within_budgets(calculation.id, result, budgets), generators);
+      entry["confidence"] = confidence_json(tally_within_budgets(calculation.id, result, limits), generators);
       put_timing(entry, seconds, evaluations);
       if (settings.shard.count > 1) entry["shard_data"] = shard_data_json(result);
       entries.push_back(std::move(entry));
@@ -344,7 +374,6 @@ nlohmann::json run_audit(const RunSettings& settings, Progress& progress) {
   nlohmann::json comparison_section;
   if (compare) comparison_section = comparison_json(context, entries, refinement);
 
-  nlohmann::json settings_section = settings_json(settings, context);
   settings_section["inputs"] = counts;
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 

@@ -4,7 +4,8 @@
 usage: report_commands_test.py TOOL REPORT.json GATES.json WORK_DIR
 Runs 'compare' (exit codes 0/1/2, --tolerance-bits, --allow-different-settings,
 --junit, --markdown), 'history' (--out), 'render --baseline' and
-'budgets --ratchet' (--budgets, --margin, --out) on REPORT.json and copies of it
+'budgets --ratchet' (--budgets, --margin, --out) and 'budgets REPORT --out' (--budgets,
+--factor) on REPORT.json and copies of it
 with one number changed, and checks what each writes. Each check would fail if
 its option were ignored. Exits 0 when all hold, 1 naming each failure.
 """
@@ -20,6 +21,12 @@ sys.dont_write_bytecode = True  # importing a helper beside this script must not
 from tool_checks import Checks, regressed_rows, run
 
 check = Checks()
+
+
+def write_text(path, text):
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    return path
 
 
 def write(path, report):
@@ -42,6 +49,9 @@ def main(argv):
     with open(report_path, encoding="utf-8") as f:
         base = json.load(f)
     base["build"].setdefault("commit_time", "2026-12-01T12:00:00+00:00")
+    # The measured data budget models read (a report from before they were written lacks them).
+    base["settings"].setdefault("reach_voxels", 71.1)
+    base["settings"].setdefault("largest_abs_x_over_h", 500070.3)
     base_path = write(os.path.join(work, "base.json"), base)
 
     # compare: a report with itself, then one error four times larger.
@@ -137,7 +147,23 @@ def main(argv):
         check('id="gate-banner"' in plain, "the page has no gate banner")
 
     # budgets --ratchet: prints the diff, writes only with --out, --margin and --budgets honoured.
-    budgets = shutil.copy(gates_path, os.path.join(work, "gates.json"))
+    # Error models follow the settings and are never ratcheted: the ratchet's file
+    # holds constants in their place, 1.5 and 100 times what the report measured.
+    with open(gates_path, encoding="utf-8") as f:
+        gates_text = f.read()
+    loose = 0
+    for b in json.loads(gates_text)["budgets"]:
+        if not isinstance(b["max"], str) or "informational" in b:
+            continue
+        found = [e for e in base["calculations"] if e["id"] == b["id"] and e["storage"] == b["storage"]]
+        value = found[0] if found else None
+        for token in b["metric"].strip("/").split("/"):
+            value = value.get(token) if isinstance(value, dict) else None
+        times = 1.5 if loose % 2 else 100
+        constant = json.dumps(times * value) if isinstance(value, (int, float)) and value > 0 else "1"
+        loose += 1
+        gates_text = gates_text.replace('"max": ' + json.dumps(b["max"]), '"max": ' + constant, 1)
+    budgets = write_text(os.path.join(work, "gates.json"), gates_text)
     with open(budgets, encoding="utf-8") as f:
         before = f.read()
     dry = run(tool, "budgets", "--ratchet", base_path, "--budgets", budgets)
@@ -168,7 +194,39 @@ def main(argv):
             {"id": "grid.sample", "storage": "float", "metric": "/error/h/max", "max": 1, "why": "loose"}]}, f)
     one = run(tool, "budgets", "--ratchet", base_path, "--budgets", other_budgets)
     check("1 of 1 budgets would be lowered" in one.stdout, f"--budgets FILE is not the file ratcheted: {one.stdout}")
-    check(run(tool, "budgets").returncode == 2, "budgets without --ratchet is not bad usage")
+    check(run(tool, "budgets").returncode == 2, "budgets without --ratchet or a report is not bad usage")
+
+    # budgets REPORT --out: a proposal the report passes; --budgets and --factor honoured.
+    proposal = os.path.join(work, "proposed.json")
+    made = run(tool, "budgets", base_path, "--out", proposal)
+    if check(made.returncode == 0 and os.path.exists(proposal), f"budgets REPORT --out failed: {made.stderr}"):
+        check(run(tool, "gate", base_path, "--budgets", proposal).returncode == 0,
+              "the report does not pass the budgets proposed from it")
+        with open(proposal, encoding="utf-8") as f:
+            proposed = json.load(f)
+        check(any(isinstance(b["max"], str) for b in proposed["budgets"]), "the proposal kept no error model")
+    missed = os.path.join(work, "missed-budget.json")
+    with open(missed, "w", encoding="utf-8") as f:
+        json.dump({"schema": "distgrid-audit-gates/1", "budgets": [
+            {"id": "grid.sample", "storage": "float", "metric": "/error/h/max", "max": "u * 1e-6", "why": "too tight"}]}, f)
+    by_factor = {}
+    for factor in ("4", "8"):
+        out_factor = os.path.join(work, f"proposed-{factor}.json")
+        made = run(tool, "budgets", base_path, "--budgets", missed, "--factor", factor, "--out", out_factor)
+        if check(made.returncode == 0, f"budgets --factor {factor} failed: {made.stderr}"):
+            with open(out_factor, encoding="utf-8") as f:
+                doc = json.load(f)
+            sample = [b for b in doc["budgets"] if b["id"] == "grid.sample" and b["storage"] == "float"]
+            check(len(sample) == 1 and "holds_for" in sample[0] and "too tight" in sample[0]["why"]
+                  and "a finding" in sample[0]["why"], f"a missed model is not proposed from the measurement: {sample}")
+            check(any(b["id"] != "grid.sample" for b in doc["budgets"]),
+                  "--budgets FILE: entries it does not budget got no proposal")
+            if sample:
+                by_factor[factor] = sample[0]["max"]
+    check(len(by_factor) == 2 and by_factor["8"] > by_factor["4"], f"--factor is ignored: {by_factor}")
+    check(run(tool, "budgets", base_path).returncode == 2, "budgets REPORT without --out is not bad usage")
+    check(run(tool, "budgets", base_path, "--out", proposal, "--factor", "0.5").returncode == 2,
+          "a --factor below 1 is not bad usage")
 
     return check.finish("compare, history, render --baseline and budgets --ratchet: every option does what its "
                         "help says")

@@ -71,7 +71,7 @@ Commands:
   render  write the policy page (one self-contained HTML file) from a report
   compare compare a report with a baseline report: precision gained or lost, in bits
   history write the accuracy history page from several reports
-  budgets tighten budgets a baseline report beats (--ratchet)
+  budgets propose budgets for a report's settings, or tighten them (--ratchet)
   list    print the registered calculations, claims and default parts
 
 Run 'distgrid-audit <command> --help' for a command's options.
@@ -122,14 +122,18 @@ fewer inputs audits the first inputs of a larger one. Prints a summary table;
 a progress line goes to stderr while it is a terminal.
 )";
 
-constexpr const char* kGateHelp = R"(usage: distgrid-audit gate REPORT.json [--budgets FILE] [--junit FILE]
+constexpr const char* kGateHelp = R"(usage: distgrid-audit gate REPORT.json [--budgets FILE] [--junit FILE] [--strict]
 
 Checks every calculation of the report against its budgets (default: the
 tool's audit/gates.json), and every claim the gates file records as verified against
-the report's verdict. Prints every shortfall with the worst input behind it;
-exits 1 when a calculation and storage missed a budget or has none, or a
-recorded claim is now refuted; 0 when all pass. --junit FILE also writes JUnit
-XML: one testcase per calculation and storage.
+the report's verdict. A budget is a number or an error model evaluated at the
+report's settings (h, band, storage, |x|/h, ...). Prints every shortfall with the
+worst input behind it, then every budget that is informational (not a gate) or
+not applicable at the report's settings (a measured constant outside the
+settings it holds for); exits 1 when a calculation and storage missed a budget
+or has none, or a recorded claim is now refuted; 0 when all pass.
+  --junit FILE  also write JUnit XML: one testcase per calculation and storage
+  --strict      a budget not applicable at these settings fails too
 )";
 
 constexpr const char* kListHelp = R"(usage: distgrid-audit list [--ids]
@@ -315,7 +319,7 @@ int run_command(int argc, char** argv) {
 }
 
 int gate_command(int argc, char** argv) {
-  const Arguments args = Arguments::parse(argc, argv, {"--budgets", "--junit"});
+  const Arguments args = Arguments::parse(argc, argv, {"--budgets", "--junit"}, {"--strict"});
   if (args.help) {
     std::fputs(kGateHelp, stdout);
     return 0;
@@ -325,9 +329,10 @@ int gate_command(int argc, char** argv) {
   const std::string budgets_path = args.get("--budgets").value_or(default_budgets());
   const std::vector<audit::Budget> budgets = audit::load_budgets(budgets_path);
   const nlohmann::json report = audit::read_json_file(report_path);
-  std::vector<audit::GateFailure> failures;
+  std::vector<audit::GateFailure> failures, notes;
   try {
-    failures = audit::check_report(report, budgets);
+    failures = audit::check_report(report, budgets, args.has_flag("--strict"));
+    notes = audit::gate_notes(report, budgets);
   } catch (const Error& e) {
     throw Error(e.code(), report_path + ": " + e.what());
   }
@@ -339,6 +344,8 @@ int gate_command(int argc, char** argv) {
     std::printf("FAIL %s %s: %s\n", f.id.c_str(), f.storage.c_str(), f.message.c_str());
     if (!f.worst.empty()) std::printf("  worst: %s\n", f.worst.c_str());
   }
+  for (const audit::GateFailure& n : notes)
+    std::printf("NOTE %s %s: %s\n", n.id.c_str(), n.storage.c_str(), n.message.c_str());
   if (failures.empty()) {
     std::printf("gate: all budgets met for %zu calculation entries of %s (budgets %s)\n", entries,
                 report_path.c_str(), budgets_path.c_str());

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <string>
 
+#include "distgrid/audit/budget_proposal.hpp"
 #include "distgrid/audit/ratchet.hpp"
 #include "distgrid/audit/report.hpp"
 #include "distgrid/command_line.hpp"
@@ -55,8 +56,22 @@ the newest are marked unlike; all are shown. The page is written to a temporary
 file, then renamed.
 )";
 
-constexpr const char* kBudgetsHelp = R"(usage: distgrid-audit budgets --ratchet BASE.json [options]
+constexpr const char* kBudgetsHelp = R"(usage: distgrid-audit budgets REPORT.json --out FILE [--budgets FILE] [--factor K]
+       distgrid-audit budgets --ratchet BASE.json [options]
 
+Proposing a budgets file for your own configuration (parts, h, band) from a
+report of it:
+  --out FILE           the proposed budgets file (required)
+  --budgets FILE       the budgets to start from (default: the tool's audit/gates.json)
+  --factor K           a budget set from a measurement is K x it, K >= 1 (default 4)
+Error models and constants the report meets are kept as they are; a budget it
+misses, or a constant that does not apply at its settings, becomes K x the
+measurement, holding for the report's h and band, its "why" saying so and
+what the starting budget said (a missed model is a finding to look into). An
+entry without any budget gets its mismatches, decisions and /error/ulps/max.
+Prints how many budgets were kept and how many set from measurements.
+
+Tightening budgets a baseline beats (the ratchet):
   --ratchet BASE.json  tighten the budgets this report beats by more than the margin
   --budgets FILE       the budgets file (default: the tool's audit/gates.json)
   --margin BITS        headroom kept, in bits (default 1: a budget is lowered to
@@ -67,8 +82,9 @@ constexpr const char* kBudgetsHelp = R"(usage: distgrid-audit budgets --ratchet 
 Prints the diff it makes (or would make): per budget lowered, its lines before
 and after. A budget is lowered to the measurement times 2^margin rounded up
 to two significant digits, and its "why" says from what and at which revision.
-Budgets at 0, measurements of 0 and metrics the report lacks are left alone.
-The baseline should be a full run: a quick run's maxima are smaller.
+Budgets at 0, measurements of 0, error models, informational budgets and
+metrics the report lacks are left alone. The baseline should be a full run: a
+quick run's maxima are smaller.
 )";
 
 /// Reads a report, refusing anything that is not a distgrid-audit report.
@@ -139,14 +155,41 @@ int history_command(int argc, char** argv) {
 }
 
 int budgets_command(int argc, char** argv, const char* default_budgets) {
-  const Arguments args = Arguments::parse(argc, argv, {"--ratchet", "--budgets", "--margin", "--out"});
+  const Arguments args = Arguments::parse(argc, argv, {"--ratchet", "--budgets", "--margin", "--out", "--factor"});
   if (args.help) {
     std::fputs(kBudgetsHelp, stdout);
     return 0;
   }
-  if (!args.positional.empty()) throw UsageError{"unexpected argument '" + args.positional.front() + "'"};
   const auto baseline_path = args.get("--ratchet");
-  if (!baseline_path) throw UsageError{"--ratchet BASE.json is required"};
+  if (!baseline_path) {
+    if (args.positional.size() != 1) throw UsageError{"expected one REPORT.json (or --ratchet BASE.json)"};
+    if (args.get("--margin")) throw UsageError{"--margin belongs to --ratchet"};
+    const auto out = args.get("--out");
+    if (!out) throw UsageError{"--out FILE is required"};
+    double factor = 4;
+    if (auto f = args.get("--factor")) {
+      factor = parse_number(*f, "--factor");
+      if (!std::isfinite(factor) || factor < 1) throw UsageError{"--factor expects a finite number >= 1, got '" + *f + "'"};
+    }
+    const std::string base_path = args.get("--budgets").value_or(default_budgets);
+    const std::vector<Budget> base = load_budgets(base_path);
+    const std::string& report_path = args.positional.front();
+    const nlohmann::json report = read_report(report_path);
+    BudgetProposal proposal;
+    try {
+      proposal = propose_budgets(report, base, factor);
+    } catch (const Error& e) {
+      throw Error(e.code(), report_path + ": " + e.what());
+    }
+    replace_file(*out, proposal.text);
+    std::printf("budgets: %zu models and %zu constants kept from %s, %zu set to x%g the measurement of %s, %zu "
+                "added for unbudgeted entries; wrote %s\n",
+                proposal.kept_models, proposal.kept_constants, base_path.c_str(), proposal.from_measurement, factor,
+                report_path.c_str(), proposal.added, out->c_str());
+    return 0;
+  }
+  if (args.get("--factor")) throw UsageError{"--factor belongs to a proposal (budgets REPORT.json --out FILE)"};
+  if (!args.positional.empty()) throw UsageError{"unexpected argument '" + args.positional.front() + "'"};
   double margin = 1;
   if (auto m = args.get("--margin")) {
     margin = parse_number(*m, "--margin");

@@ -189,6 +189,20 @@ const json& no_items() {
   return empty;
 }
 
+/// A check's error model under its value, when the budget is one.
+std::string model_of(const json& check) {
+  const std::string model = text_of(check, "model");
+  return model.empty() ? "" : "<br><code>" + escape(model) + "</code>";
+}
+
+/// Why a check is informational or not applicable, ahead of its budget's why.
+std::string status_reason(const json& check) {
+  const std::string informational = text_of(check, "informational");
+  if (!informational.empty()) return "<em>Not a gate: " + escape(informational) + ".</em> ";
+  if (text_of(check, "status") == "not applicable") return "<em>" + escape(text_of(check, "note")) + ".</em> ";
+  return "";
+}
+
 /// The gate's budget for a metric of an entry, e.g. "/error/h/max".
 std::optional<double> budget_for(const json& entry, std::string_view metric) {
   const json* gate = member(entry, "gate");
@@ -706,8 +720,8 @@ class PageWriter {
       html_ += std::string(s == "fail" ? "<tr class=\"finding\">" : "<tr>") + "<td><code>" +
                escape(text_of(check, "metric")) + "</code></td><td class=\"num\">" + number_or(check, "measured") +
                changes_.note_for_pointer(entry, text_of(check, "metric")) +
-               "</td><td class=\"num\">" + number_or(check, "budget", "?") + "</td><td>" + badge(s, s) + "</td><td>" +
-               escape(text_of(check, "why")) + "</td></tr>";
+               "</td><td class=\"num\">" + number_or(check, "budget", "?") + model_of(check) + "</td><td>" + badge(s, s) +
+               "</td><td>" + status_reason(check) + escape(text_of(check, "why")) + "</td></tr>";
     }
     html_ += "</table>\n";
   }

@@ -31,7 +31,8 @@ struct Ratchet {
 /// baseline's measurement beats by more than `margin_bits` (max > measured
 /// * 2^margin_bits, measured > 0) lowered to measured * 2^margin_bits rounded
 /// up to two significant digits; each changed "why" says so, naming the
-/// baseline's revision. A budget measured 0 or at 0 is left alone. Throws
+/// baseline's revision. A budget measured 0 or at 0, an error model and an
+/// informational budget are left alone. Throws
 /// distgrid::Error(badfile) for a malformed budgets file or baseline and
 /// Error(badarg) for a margin that is negative or not finite.
 Ratchet ratchet_budgets(const std::string& budgets_path, const nlohmann::json& baseline, double margin_bits);
