@@ -12,7 +12,12 @@ Calculation contour_surface_nets() {
       .id = "contour.surface_nets",
       .title = "Surface-nets contour vertices",
       .declared = PrecisionClass::bits32_in_part,
-      .sources = {{"core/src/contour/surface_nets.hpp", "add_piece_vertex"},
+      .sources = {{"core/src/contour/surface_nets.cpp", "BrickMesher<S>::surface_nets_brick"},
+                  {"core/src/contour/surface_nets.hpp", "flush"},
+                  {"core/src/contour/surface_nets.hpp", "locate_lane_vertices"},
+                  {"core/src/contour/surface_nets.hpp", "finish_lane_vertices"},
+                  {"core/src/contour/surface_nets.hpp", "lane_units_or_zero"},
+                  {"core/src/contour/surface_nets.hpp", "add_piece_vertex"},
                   {"core/src/contour/node_block.hpp", "cell_pattern"},
                   {"core/src/contour/contour.cpp", "contour"}},
       .formula = "a cell whose corners differ in sign (value < 0 inside) gets one vertex at the mean of its crossing "

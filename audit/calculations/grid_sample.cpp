@@ -24,8 +24,14 @@ Calculation grid_sample() {
       .declared = PrecisionClass::bits32_in_part,
       .sources = {{"core/src/grid.cpp", "GridAccessor<S>::sample"},
                   {"core/src/grid.cpp", "floor_exact"},
+                  {"core/src/grid.cpp", "GridAccessor<S>::sample_after_move"},
+                  {"core/src/grid.cpp", "GridAccessor<S>::sample_in_base"},
+                  {"core/src/grid.cpp", "GridAccessor<S>::sample_near_base"},
+                  {"core/src/grid.cpp", "GridAccessor<S>::sample_across_faces"},
+                  {"core/src/grid.cpp", "GridAccessor<S>::sample_any_corners"},
                   {"core/src/grid.cpp", "GridAccessor<S>::look_up"},
-                  {"core/src/grid.cpp", "Grid<S>::sample"}},
+                  {"core/src/grid.cpp", "Grid<S>::sample"},
+                  {"core/src/grid.cpp", "Grid<S>::sample_many"}},
       .formula = "i = floor(x / h), u = x / h - i on each axis; over the cell's eight nodes a + (b - a) * t along x, "
                  "then y, then z, in double; a node reads its stored S value, +band h in an absent brick, -band h in "
                  "an inside brick",
