@@ -185,13 +185,13 @@ std::vector<GateFailure> check_report_entries(const json& report, const std::vec
   for (const json& entry : report["calculations"]) {
     const std::string id = entry.value("id", "?"), storage = entry.value("storage", "?");
     const std::vector<GateCheck> checks = check_entry(entry, budgets);
-    if (checks.empty()) failures.push_back({id, storage, "no budget", ""});
+    if (checks.empty()) failures.push_back({id, storage, "no budget", "", ""});
     for (const GateCheck& c : checks) {
       if (c.pass) continue;
       const std::string what = c.measured ? "measured " + format_number(*c.measured) + " > budget "
                                           : "has no number in the report, budget ";
       failures.push_back({id, storage, c.budget.metric + " " + what + format_number(c.budget.max) + " (" + c.budget.why + ")",
-                          worst_input_text(entry, c.budget.metric)});
+                          worst_input_text(entry, c.budget.metric), c.budget.metric});
     }
   }
   return failures;
@@ -205,6 +205,19 @@ std::vector<GateFailure> check_report(const json& report, const std::vector<Budg
   } catch (const json::exception& e) {  // a member of the wrong type (found by fuzzing)
     throw Error(ErrorCode::badfile, std::string("not a valid ") + kReportSchema + " report: " + e.what());
   }
+}
+
+json gate_result_json(const std::vector<GateFailure>& failures, const std::vector<Budget>& budgets) {
+  json failed = json::array();
+  for (const GateFailure& f : failures)
+    failed.push_back({{"id", f.id}, {"storage", f.storage}, {"metric", f.metric}, {"message", f.message}});
+  json listed = json::array();
+  for (const Budget& b : budgets)
+    listed.push_back({{"id", b.id}, {"storage", b.storage}, {"metric", b.metric}, {"max", b.max}});
+  return {{"schema", "distgrid-audit-gate/1"},
+          {"status", failures.empty() ? "pass" : "fail"},
+          {"failures", std::move(failed)},
+          {"budgets", std::move(listed)}};
 }
 
 }  // namespace distgrid::audit

@@ -24,3 +24,14 @@ add_test(NAME audit.sources_check_fails_on_a_missing_or_renamed_function
           ${CMAKE_CURRENT_BINARY_DIR}/sources-resolve-test)
 set_tests_properties(audit.sources_check_fails_on_a_missing_or_renamed_function PROPERTIES
   FIXTURES_REQUIRED audit_report_float)
+
+# The teeth table: scripts/mutants.py builds it from gate --json (every budget,
+# the mutants that trip it where the baseline passes, informational ones apart),
+# and render --mutants shows it on the page.
+add_test(NAME audit.mutants_teeth_table_counts_only_where_the_baseline_passes
+  COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/tests/mutants_teeth_test.py
+          ${PROJECT_SOURCE_DIR}/scripts/mutants.py ${CMAKE_CURRENT_BINARY_DIR}/mutants-teeth-test)
+add_test(NAME audit.gate_json_and_render_mutants_do_what_their_help_says
+  COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/tests/teeth_cli_test.py ${audit_tool}
+          ${PROJECT_SOURCE_DIR}/reports/golden/small_report.json ${CMAKE_CURRENT_SOURCE_DIR}/gates.json
+          ${CMAKE_CURRENT_BINARY_DIR}/teeth-cli-test)

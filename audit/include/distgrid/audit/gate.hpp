@@ -40,6 +40,7 @@ struct GateFailure {
   std::string id, storage;
   std::string message;  ///< "metric measured M > budget B (why)" or "no budget"
   std::string worst;    ///< the worst input behind the metric (worst_input_text); may be empty
+  std::string metric;   ///< the budget's metric; empty for "no budget" and for a claim
 };
 
 /// The input behind a metric as one line: the first kept input (worst, closest
@@ -56,5 +57,11 @@ std::string junit_xml(const nlohmann::json& report, const std::vector<GateFailur
 /// budget fails: a number nobody gates is a number that may drift.
 /// Throws distgrid::Error(badfile) when the report is not a distgrid-audit-report/1.
 std::vector<GateFailure> check_report(const nlohmann::json& report, const std::vector<Budget>& budgets);
+
+/// The gate's verdict as JSON (schema distgrid-audit-gate/1): status, every
+/// failure with its id, storage, metric (empty for "no budget" and claims) and
+/// message, and every budget of the file by (id, storage, metric), so a reader
+/// can tell a budget that held from one the report did not reach.
+nlohmann::json gate_result_json(const std::vector<GateFailure>& failures, const std::vector<Budget>& budgets);
 
 }  // namespace distgrid::audit
