@@ -228,6 +228,33 @@ def main(argv):
 
         mutants = []
         escaped = 0
+        marked = informational(os.path.join(copy, "audit", "gates.json"))
+        out = os.path.join(root, "build", "mutants", "mutants.json")
+
+        def write(complete):
+            """The result so far (after every mutant, so an interrupted run leaves what it measured)."""
+            result = {
+                "schema": SCHEMA,
+                "complete": complete,
+                "h": H_VALUES,
+                "audit": "run --quick --only ID --storage both --h H, then gate --json, per mutant and h",
+                "baseline": [{"id": calc_id, "h": h, "status": "fails" if failed(base) else "pass",
+                              "failures": base["budgets"], "claims": base["claims"],
+                              "run_failed": base["run_failed"], "seconds": base["seconds"]}
+                             for (calc_id, h), base in sorted(baselines.items())],
+                "mutants": mutants,
+                "teeth": teeth_table(all_budgets, marked, mutants),
+                "seconds": {"total": round(time.monotonic() - started, 1),
+                            **{k: round(v, 1) for k, v in sorted(timer.steps.items())}},
+                "escaped": escaped,
+            }
+            os.makedirs(os.path.dirname(out), exist_ok=True)
+            with open(out + ".tmp", "w", encoding="utf-8") as f:
+                json.dump(result, f, indent=1, sort_keys=True)
+                f.write("\n")
+            os.replace(out + ".tmp", out)
+            return result
+
         for patch in patches:
             name = os.path.basename(patch)[:-len(".patch")]
             calc_id = id_of(patch)
@@ -274,29 +301,9 @@ def main(argv):
             finally:
                 timer.run("apply and revert", ["git", "apply", "-R", patch], cwd=copy)
             mutants.append(row)
+            write(False)
 
-        marked = informational(os.path.join(copy, "audit", "gates.json"))
-        teeth = teeth_table(all_budgets, marked, mutants)
-        total = time.monotonic() - started
-        result = {
-            "schema": SCHEMA,
-            "h": H_VALUES,
-            "audit": "run --quick --only ID --storage both --h H, then gate --json, per mutant and h",
-            "baseline": [{"id": calc_id, "h": h, "status": "fails" if failed(base) else "pass",
-                          "failures": base["budgets"], "claims": base["claims"], "run_failed": base["run_failed"],
-                          "seconds": base["seconds"]} for (calc_id, h), base in sorted(baselines.items())],
-            "mutants": mutants,
-            "teeth": teeth,
-            "seconds": {"total": round(total, 1), **{k: round(v, 1) for k, v in sorted(timer.steps.items())}},
-            "escaped": escaped,
-        }
-        out_dir = os.path.join(root, "build", "mutants")
-        os.makedirs(out_dir, exist_ok=True)
-        out = os.path.join(out_dir, "mutants.json")
-        with open(out + ".tmp", "w", encoding="utf-8") as f:
-            json.dump(result, f, indent=1, sort_keys=True)
-            f.write("\n")
-        os.replace(out + ".tmp", out)
+        result = write(True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
