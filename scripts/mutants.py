@@ -160,7 +160,9 @@ def run_properties(copy, calc_id, jobs, timer):
 
 
 def teeth_table(budgets, marked, mutants):
-    """Every budget with the mutants that trip it at each h where their baseline passes."""
+    """Every budget with the mutants that trip it at each h where their baseline passes. A budget of a
+    calculation none of whose mutants ran (a run given some patches) says so rather than lacking teeth."""
+    mutated = {mutant["id"] for mutant in mutants if "id" in mutant}
     table = []
     for budget in budgets:
         key = budget_key(budget)
@@ -172,7 +174,8 @@ def teeth_table(budgets, marked, mutants):
                 if at["baseline"] == "pass" and any(budget_key(b) == key for b in at["budgets"]):
                     row["tripped_by"][h].append(mutant["mutant"])
         tripped = any(row["tripped_by"][h] for h in H_VALUES)
-        row["status"] = "informational" if key in marked else "has teeth" if tripped else "not shown to have teeth"
+        row["status"] = ("informational" if key in marked else "has teeth" if tripped else
+                         "not shown to have teeth" if key[0] in mutated else "no mutant of this calculation ran")
         table.append(row)
     return table
 

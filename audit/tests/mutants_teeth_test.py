@@ -26,11 +26,12 @@ def main(argv):
     a = {"id": "grid.sample", "storage": "float", "metric": "/error/h/max", "max": 1}
     b = {"id": "grid.sample", "storage": "double", "metric": "/error/h/max", "max": 1}
     c = {"id": "mesh.normals", "storage": "float", "metric": "/error/ulps/max", "max": 1e16}
-    runs = [{"mutant": "grid.sample--one", "at": {
+    runs = [{"mutant": "grid.sample--one", "id": "grid.sample", "at": {
                 h1: {"baseline": "pass", "budgets": [a]},
                 # Where the baseline fails, a tripped budget shows no teeth.
                 h2: {"baseline": "fails", "budgets": [a, b]}}},
-            {"mutant": "grid.sample--two", "at": {h1: {"baseline": "pass", "budgets": [a]}}}]
+            {"mutant": "grid.sample--two", "id": "grid.sample", "at": {h1: {"baseline": "pass", "budgets": [a]}}},
+            {"mutant": "mesh.normals--none", "id": "mesh.normals", "at": {h1: {"baseline": "pass", "budgets": []}}}]
 
     # Without any "informational" field (the gates file before it gained one).
     gates = os.path.join(work, "gates.json")
@@ -53,6 +54,11 @@ def main(argv):
             problems.append(f"informational {mark!r}: {table[2]}")
         if table[1]["status"] != "not shown to have teeth":
             problems.append(f"informational {mark!r} changed another budget: {table[1]}")
+
+    # A run of some patches only: budgets of calculations without a mutant in it say so.
+    table = mutants.teeth_table([a, b, c], {}, runs[:2])
+    if table[2]["status"] != "no mutant of this calculation ran":
+        problems.append(f"a calculation without mutants in the run: {table[2]}")
     if problems:
         print("\n".join(problems))
         return 1
