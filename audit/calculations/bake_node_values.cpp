@@ -25,7 +25,9 @@ Calculation bake_node_values() {
       .id = "bake.node_values",
       .title = "Node values of a brick",
       .declared = PrecisionClass::bits32_in_part,
-      .sources = {{"core/src/bake.cpp", "bake_brick"}, {"core/include/distgrid/brick_key.hpp", "brick_node_positions"}},
+      .sources = {{"core/src/bake.cpp", "bake_brick"},
+                  {"core/include/distgrid/brick_key.hpp", "brick_node_positions"},
+                  {"core/src/field.cpp", "Field<S>::eval_batch"}},
       .formula = "value = clamp(f(i h, j h, k h), -band h, band h), f in double at the node positions (b * 8 + n) * "
                  "h, stored as S",
       .inputs = "per part: nodes with |f| < h, nodes in the band, nodes within h/8 of the clamp at +-band h, band "

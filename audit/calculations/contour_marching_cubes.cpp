@@ -12,7 +12,8 @@ Calculation contour_marching_cubes() {
       .id = "contour.marching_cubes",
       .title = "Marching-cubes contour vertices",
       .declared = PrecisionClass::bits32_in_part,
-      .sources = {{"core/src/contour/marching_cubes.hpp", "add_edge_vertex"},
+      .sources = {{"core/src/contour/marching_cubes.cpp", "BrickMesher<S>::marching_cubes_brick"},
+                  {"core/src/contour/marching_cubes.hpp", "add_edge_vertex"},
                   {"core/src/contour/marching_cubes.hpp", "add_cell_triangles"},
                   {"core/src/contour/contour.cpp", "contour"}},
       .formula = "a grid edge whose ends differ in sign (value < 0 inside) gets one vertex at t = d0 / (d0 - d1) from "

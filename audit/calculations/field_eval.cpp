@@ -37,6 +37,8 @@ Calculation field_eval() {
       .declared = PrecisionClass::bits64,
       .sources = {{"core/include/distgrid/field_nodes.hpp", "Field<S>::eval_node"},
                   {"core/src/field.cpp", "Field<S>::eval_batch"},
+                  {"core/src/field.cpp", "Field<S>::batch_node"},
+                  {"core/src/field.cpp", "Field<S>::batch_number"},
                   {"core/src/field_json.cpp", "shape"},
                   {"core/src/field_json.cpp", "rotation"},
                   {"core/src/field_json.cpp", "gyroid"}},

@@ -25,7 +25,11 @@ Calculation grid_gradient() {
       .id = "grid.gradient",
       .title = "Gradient at a point",
       .declared = PrecisionClass::bits32_in_part,
-      .sources = {{"core/src/grid.cpp", "GridAccessor<S>::gradient"}, {"core/src/grid.cpp", "Grid<S>::gradient"}},
+      .sources = {{"core/src/grid.cpp", "GridAccessor<S>::gradient"},
+                  {"core/src/grid.cpp", "GridAccessor<S>::gradient_by_samples"},
+                  {"core/src/grid.cpp", "GridAccessor<S>::sample_near_base"},
+                  {"core/src/grid.cpp", "Grid<S>::gradient"},
+                  {"core/src/grid.cpp", "Grid<S>::gradient_many"}},
       .formula = "g = (sample(p + h/2) - sample(p - h/2)) / h per axis, in double, each sample trilinear from the "
                  "stored values",
       .inputs = "per part: band points; band points on nodes; half a voxel off a node on one axis; on a brick face; "

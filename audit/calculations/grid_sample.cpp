@@ -24,10 +24,13 @@ Calculation grid_sample() {
       .declared = PrecisionClass::bits32_in_part,
       .sources = {{"core/src/grid.cpp", "GridAccessor<S>::sample"},
                   {"core/src/grid.cpp", "floor_exact"},
-                  {"core/src/grid.cpp", "GridAccessor<S>::look_up"},
-                  {"core/src/grid.cpp", "Grid<S>::sample"},
+                  {"core/src/grid.cpp", "GridAccessor<S>::sample_after_move"},
+                  {"core/src/grid.cpp", "GridAccessor<S>::sample_in_base"},
+                  {"core/src/grid.cpp", "GridAccessor<S>::sample_near_base"},
                   {"core/src/grid.cpp", "GridAccessor<S>::sample_across_faces"},
                   {"core/src/grid.cpp", "GridAccessor<S>::sample_any_corners"},
+                  {"core/src/grid.cpp", "GridAccessor<S>::look_up"},
+                  {"core/src/grid.cpp", "Grid<S>::sample"},
                   {"core/src/grid.cpp", "Grid<S>::sample_many"}},
       .formula = "i = floor(x / h), u = x / h - i on each axis; over the cell's eight nodes a + (b - a) * t along x, "
                  "then y, then z, in double; a node reads its stored S value, +band h in an absent brick, -band h in "
@@ -35,8 +38,7 @@ Calculation grid_sample() {
       .inputs = "per part: uniform in the box; in the band; on nodes; on brick faces; on brick corners; at the band's "
                 "edge; a copy of the part translated ~5e5 h from the origin; points beyond the key range (|x|/h up to "
                 "1e9). Each input is drawn from (seed, generator, index).",
-      .implementation = "Grid<S>::sample, and Grid<S>::sample_many with the point twice (the second query on the "
-                        "accessor's fast paths)",
+      .implementation = "Grid<S>::sample",
       .reference = "trilinear interpolation as a weighted sum of the eight corners in high precision, at the cell and "
                    "fractions found from the point in high precision; corners from the stored values (read through "
                    "the audit's own key map) or from exact node values clamp(f(i h), +-band h), f the part's formula "
@@ -139,18 +141,10 @@ struct GridSample : OnBakedParts {
     for (const AnyStoredGrid& stored : part.storages)
       std::visit(
           [&](const auto& g) {
+            const HighPrecision core(g.grid->sample(p[0], p[1], p[2]));
             const reference::Corners corners = reference::corners_of(
                 cell, [&](std::int64_t i, std::int64_t j, std::int64_t k) { return HighPrecision(g.nodes.value(i, j, k)); });
             const HighPrecision from_stored = reference::trilinear(corners, cell.t);
-            // The point alone (a fresh accessor: only its own brick looked up) and twice
-            // through sample_many, whose second query finds the neighbour bricks looked up
-            // and takes the one-face-crossed path; the one farther from the stored
-            // trilinear counts.
-            const std::array<std::array<double, 3>, 2> twice{{{p[0], p[1], p[2]}, {p[0], p[1], p[2]}}};
-            std::array<double, 2> batch{};
-            g.grid->sample_many(twice, batch, 1);
-            const HighPrecision alone(g.grid->sample(p[0], p[1], p[2])), streamed(batch[1]);
-            const HighPrecision core = abs(streamed - from_stored) > abs(alone - from_stored) ? streamed : alone;
             out.by_storage.push_back({distance_error(core, from_exact, h, band_width),
                                       distance_error(core, from_stored, h, band_width),
                                       distance_error(from_stored, from_exact, h, band_width), method});

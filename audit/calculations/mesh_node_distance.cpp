@@ -28,6 +28,7 @@ Calculation mesh_node_distance() {
       .title = "Signed distance from a node to the mesh, stored",
       .declared = PrecisionClass::bits32_in_part,
       .sources = {{"core/src/mesh_bake.cpp", "bake_mesh_brick"},
+                  {"core/src/mesh_bake.cpp", "signed_distances"},
                   {"core/src/mesh_bake.cpp", "TriangleFrame"},
                   {"core/src/mesh_bake.cpp", "pseudo_normal"}},
       .formula = "d = min over triangles of |node - closest point| (a branch-free squared distance picks the "

@@ -34,7 +34,7 @@ std::vector<GateFailure> check_claims(const json& report, const std::vector<Clai
       for (const json& claim : report["claims"]) {
         if (!claim.is_object() || claim.value("id", "") != gate.id || claim.value("verdict", "") != "refuted") continue;
         failures.push_back({gate.id, "claim",
-                            "verdict refuted, recorded verified (" + gate.why + "): " + claim.value("evidence", ""), ""});
+                            "verdict refuted, recorded verified (" + gate.why + "): " + claim.value("evidence", ""), "", ""});
       }
   } catch (const json::exception& e) {  // a claim member of the wrong type
     throw Error(ErrorCode::badfile, std::string("claims of the report are malformed: ") + e.what());

@@ -387,10 +387,10 @@ std::vector<GateFailure> check_report_entries(const json& report, const std::vec
   for (const json& entry : report["calculations"]) {
     const std::string id = entry.value("id", "?"), storage = entry.value("storage", "?");
     const std::vector<GateCheck> checks = check_entry(entry, budgets, settings_of(report));
-    if (checks.empty()) failures.push_back({id, storage, "no budget", ""});
+    if (checks.empty()) failures.push_back({id, storage, "no budget", "", ""});
     for (const GateCheck& c : checks) {
       if (c.status == CheckStatus::not_applicable && strict) {
-        failures.push_back({id, storage, c.budget.metric + " " + c.note + " (--strict)", ""});
+        failures.push_back({id, storage, c.budget.metric + " " + c.note + " (--strict)", "", c.budget.metric});
         continue;
       }
       if (c.pass) continue;
@@ -399,7 +399,7 @@ std::vector<GateFailure> check_report_entries(const json& report, const std::vec
       else if (c.measured) what = "measured " + format_number(*c.measured) + " > budget " + budget_text(c);
       else what = (c.note.empty() ? std::string("has no number in the report") : c.note) + ", budget " + budget_text(c);
       failures.push_back({id, storage, c.budget.metric + " " + what + " (" + c.budget.why + ")",
-                          worst_input_text(entry, c.budget.metric)});
+                          worst_input_text(entry, c.budget.metric), c.budget.metric});
     }
   }
   return failures;
@@ -413,13 +413,13 @@ std::vector<GateFailure> gate_notes(const json& report, const std::vector<Budget
   for (const json& entry : report["calculations"]) {
     const std::string id = entry.value("id", "?"), storage = entry.value("storage", "?");
     for (const GateCheck& c : check_entry(entry, budgets, settings_of(report))) {
-      if (c.status == CheckStatus::not_applicable) notes.push_back({id, storage, c.budget.metric + " " + c.note, ""});
+      if (c.status == CheckStatus::not_applicable) notes.push_back({id, storage, c.budget.metric + " " + c.note, "", c.budget.metric});
       if (c.status == CheckStatus::informational)
         notes.push_back({id, storage,
                          c.budget.metric + " informational, not a gate (" + c.budget.informational + "): measured " +
                              (c.measured ? format_number(*c.measured) : std::string("nothing")) + ", budget " +
                              budget_text(c),
-                         ""});
+                         "", c.budget.metric});
     }
   }
   return notes;
@@ -431,6 +431,23 @@ std::vector<GateFailure> check_report(const json& report, const std::vector<Budg
   } catch (const json::exception& e) {  // a member of the wrong type (found by fuzzing)
     throw Error(ErrorCode::badfile, std::string("not a valid ") + kReportSchema + " report: " + e.what());
   }
+}
+
+json gate_result_json(const std::vector<GateFailure>& failures, const std::vector<Budget>& budgets) {
+  json failed = json::array();
+  for (const GateFailure& f : failures)
+    failed.push_back({{"id", f.id}, {"storage", f.storage}, {"metric", f.metric}, {"message", f.message}});
+  json listed = json::array();
+  for (const Budget& b : budgets)
+    listed.push_back({{"id", b.id},
+                      {"storage", b.storage},
+                      {"metric", b.metric},
+                      {"max", b.model.empty() ? json(b.max) : json(b.model)},
+                      {"informational", b.informational}});
+  return {{"schema", "distgrid-audit-gate/1"},
+          {"status", failures.empty() ? "pass" : "fail"},
+          {"failures", std::move(failed)},
+          {"budgets", std::move(listed)}};
 }
 
 }  // namespace distgrid::audit

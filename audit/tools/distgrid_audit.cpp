@@ -122,7 +122,7 @@ fewer inputs audits the first inputs of a larger one. Prints a summary table;
 a progress line goes to stderr while it is a terminal.
 )";
 
-constexpr const char* kGateHelp = R"(usage: distgrid-audit gate REPORT.json [--budgets FILE] [--junit FILE] [--strict]
+constexpr const char* kGateHelp = R"(usage: distgrid-audit gate REPORT.json [--budgets FILE] [--junit FILE] [--json FILE] [--strict]
 
 Checks every calculation of the report against its budgets (default: the
 tool's audit/gates.json), and every claim the gates file records as verified against
@@ -133,6 +133,9 @@ not applicable at the report's settings (a measured constant outside the
 settings it holds for); exits 1 when a calculation and storage missed a budget
 or has none, or a recorded claim is now refuted; 0 when all pass.
   --junit FILE  also write JUnit XML: one testcase per calculation and storage
+  --json FILE   also write the verdict as JSON: every failure by id, storage and
+                metric, and every budget of the gates file (what scripts/mutants
+                reads)
   --strict      a budget not applicable at these settings fails too
 )";
 
@@ -146,14 +149,17 @@ default parts and the built-in mesh parts.
 )";
 
 constexpr const char* kRenderHelp = R"(usage: distgrid-audit render REPORT.json --out FILE.html [--source-dir DIR]
-                             [--baseline BASE.json]
+                             [--baseline BASE.json] [--mutants MUTANTS.json]
 
 Writes the numerical-accuracy policy page: one HTML file with inline style and
 charts and the report embedded, that opens offline. The code of each
 calculation is read from the sources under DIR (default: the tool's copy of
 the sources). With --baseline, every figure shows its change against that
 report (in bits; a count's in inputs, as 'compare' classifies it) and the
-banner at the top counts the regressions. A report that lacks sections renders
+banner at the top counts the regressions. With --mutants (what scripts/mutants
+writes, build/mutants/mutants.json) the page shows the gates' teeth: each
+mutant caught or not at each h, and for every budget the mutants that trip it
+or "not shown to have teeth". A report that lacks sections renders
 what it has and says what is missing; a file that is not a distgrid-audit
 report fails with badfile. The page is written to a temporary file, then renamed.
 )";
@@ -319,7 +325,7 @@ int run_command(int argc, char** argv) {
 }
 
 int gate_command(int argc, char** argv) {
-  const Arguments args = Arguments::parse(argc, argv, {"--budgets", "--junit"}, {"--strict"});
+  const Arguments args = Arguments::parse(argc, argv, {"--budgets", "--junit", "--json"}, {"--strict"});
   if (args.help) {
     std::fputs(kGateHelp, stdout);
     return 0;
@@ -339,6 +345,8 @@ int gate_command(int argc, char** argv) {
   for (audit::GateFailure& f : audit::check_claims(report, audit::load_claim_gates(budgets_path)))
     failures.push_back(std::move(f));
   if (auto junit = args.get("--junit")) distgrid::replace_file(*junit, audit::junit_xml(report, failures));
+  if (auto json_out = args.get("--json"))
+    distgrid::replace_file(*json_out, audit::gate_result_json(failures, budgets).dump(1) + "\n");
   std::size_t entries = report["calculations"].size();
   for (const audit::GateFailure& f : failures) {
     std::printf("FAIL %s %s: %s\n", f.id.c_str(), f.storage.c_str(), f.message.c_str());
@@ -357,7 +365,7 @@ int gate_command(int argc, char** argv) {
 }
 
 int render_command(int argc, char** argv) {
-  const Arguments args = Arguments::parse(argc, argv, {"--out", "--source-dir", "--baseline"});
+  const Arguments args = Arguments::parse(argc, argv, {"--out", "--source-dir", "--baseline", "--mutants"});
   if (args.help) {
     std::fputs(kRenderHelp, stdout);
     return 0;
@@ -368,7 +376,8 @@ int render_command(int argc, char** argv) {
   distgrid::render::PageOptions options;
   options.source_dir = args.get("--source-dir").value_or(default_source_dir());
   options.sampling_range_calculations = audit::page_sampling_range_ids();
-  distgrid::render::render_policy_page(args.positional.front(), *out, options, args.get("--baseline").value_or(""));
+  distgrid::render::render_policy_page(args.positional.front(), *out, options, args.get("--baseline").value_or(""),
+                                       args.get("--mutants").value_or(""));
   std::printf("wrote %s\n", out->c_str());
   return 0;
 }

@@ -13,6 +13,7 @@
 #include "page_parts.hpp"
 #include "source_code.hpp"
 #include "svg_chart.hpp"
+#include "teeth_section.hpp"
 
 namespace distgrid::render {
 
@@ -230,6 +231,7 @@ class PageWriter {
     calculations_summary();
     for (const FileGroup& f : files_) file_section(f);
     claims();
+    if (options_.mutants) html_ += teeth_section_html(*options_.mutants, options_.mutants_name);
     comparison();
     refinement();
     in_detail();
@@ -317,7 +319,9 @@ class PageWriter {
              "<li><a href=\"#calculations\">Calculations the policy covers</a></li>";
     for (const FileGroup& f : files_)
       html_ += "<li><a href=\"#file-" + anchor(f.file) + "\"><code>" + escape(f.file) + "</code></a></li>";
-    html_ += "<li><a href=\"#claims\">Claims</a></li><li><a href=\"#comparison\">Float or double bricks</a></li>"
+    html_ += "<li><a href=\"#claims\">Claims</a></li>";
+    if (options_.mutants) html_ += "<li><a href=\"#teeth\">Teeth of the gates</a></li>";
+    html_ += "<li><a href=\"#comparison\">Float or double bricks</a></li>"
              "<li><a href=\"#refinement\">Volume error against h</a></li><li><a href=\"#in-detail\">In detail</a></li>"
              "<li><a href=\"#build\">Build</a></li></ol></nav>\n";
   }
@@ -1018,7 +1022,7 @@ std::string policy_page_html(const json& report, const PageOptions& options) {
 }
 
 void render_policy_page(const std::string& report_path, const std::string& out_path, PageOptions options,
-                        const std::string& baseline_path) {
+                        const std::string& baseline_path, const std::string& mutants_path) {
   const json report = parse_report(read_file(report_path), report_path);
   options.report_name = file_name_only(report_path);
   json baseline;
@@ -1026,6 +1030,12 @@ void render_policy_page(const std::string& report_path, const std::string& out_p
     baseline = parse_report(read_file(baseline_path), baseline_path);
     options.baseline = &baseline;
     options.baseline_name = file_name_only(baseline_path);
+  }
+  json mutants;
+  if (!mutants_path.empty()) {
+    mutants = parse_mutants(read_file(mutants_path), mutants_path);
+    options.mutants = &mutants;
+    options.mutants_name = file_name_only(mutants_path);
   }
   replace_file(out_path, policy_page_html(report, options));
 }

@@ -78,6 +78,7 @@ struct GateFailure {
   std::string id, storage;
   std::string message;  ///< "metric measured M > budget B (why)" or "no budget"
   std::string worst;    ///< the worst input behind the metric (worst_input_text); may be empty
+  std::string metric;   ///< the budget's metric; empty for "no budget" and for a claim
 };
 
 /// The input behind a metric as one line: the first kept input (worst, closest
@@ -101,5 +102,11 @@ std::vector<GateFailure> check_report(const nlohmann::json& report, const std::v
 /// the report's settings and informational ones, one line each ("message"
 /// says which and why).
 std::vector<GateFailure> gate_notes(const nlohmann::json& report, const std::vector<Budget>& budgets);
+
+/// The gate's verdict as JSON (schema distgrid-audit-gate/1): status, every
+/// failure with its id, storage, metric (empty for "no budget" and claims) and
+/// message, and every budget of the file by (id, storage, metric), so a reader
+/// can tell a budget that held from one the report did not reach.
+nlohmann::json gate_result_json(const std::vector<GateFailure>& failures, const std::vector<Budget>& budgets);
 
 }  // namespace distgrid::audit

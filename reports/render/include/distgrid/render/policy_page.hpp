@@ -26,6 +26,10 @@ struct PageOptions {
   /// A baseline report: every figure then shows its change against it.
   const nlohmann::json* baseline = nullptr;
   std::string baseline_name;
+  /// What scripts/mutants wrote (distgrid-mutants/1): the page then shows the
+  /// gates' teeth, each mutant and, for every budget, the mutants that trip it.
+  const nlohmann::json* mutants = nullptr;
+  std::string mutants_name;
 };
 
 /// The report in `text`, checked to be a JSON object of schema kReportSchema
@@ -37,10 +41,10 @@ nlohmann::json parse_report(std::string_view text, const std::string& name);
 /// Sections the report lacks are rendered as notes saying so.
 std::string policy_page_html(const nlohmann::json& report, const PageOptions& options);
 
-/// Reads `report_path` (and `baseline_path` unless empty), renders it and
-/// writes `out_path` through a temporary file and a rename; the page names the
-/// reports by their file names. Throws Error(badfile) naming the file at fault.
+/// Reads `report_path` (and `baseline_path` and `mutants_path` unless empty),
+/// renders it and writes `out_path` through a temporary file and a rename; the
+/// page names the files by their names. Throws Error(badfile) naming the file at fault.
 void render_policy_page(const std::string& report_path, const std::string& out_path, PageOptions options,
-                        const std::string& baseline_path = "");
+                        const std::string& baseline_path = "", const std::string& mutants_path = "");
 
 }  // namespace distgrid::render

@@ -1,0 +1,70 @@
+#!/usr/bin/env python3
+"""scripts/mutants.py's teeth table: every budget, the mutants that trip it where
+the baseline passes, informational budgets (marked or not) kept apart.
+
+usage: mutants_teeth_test.py SCRIPTS_MUTANTS_PY WORK_DIR
+"""
+import importlib.util
+import json
+import os
+import shutil
+import sys
+
+
+def main(argv):
+    if len(argv) != 3:
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
+    spec = importlib.util.spec_from_file_location("mutants", argv[1])
+    mutants = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mutants)
+    work = argv[2]
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    problems = []
+    h1, h2 = mutants.H_VALUES
+    a = {"id": "grid.sample", "storage": "float", "metric": "/error/h/max", "max": 1}
+    b = {"id": "grid.sample", "storage": "double", "metric": "/error/h/max", "max": 1}
+    c = {"id": "mesh.normals", "storage": "float", "metric": "/error/ulps/max", "max": 1e16}
+    runs = [{"mutant": "grid.sample--one", "id": "grid.sample", "at": {
+                h1: {"baseline": "pass", "budgets": [a]},
+                # Where the baseline fails, a tripped budget shows no teeth.
+                h2: {"baseline": "fails", "budgets": [a, b]}}},
+            {"mutant": "grid.sample--two", "id": "grid.sample", "at": {h1: {"baseline": "pass", "budgets": [a]}}},
+            {"mutant": "mesh.normals--none", "id": "mesh.normals", "at": {h1: {"baseline": "pass", "budgets": []}}}]
+
+    # Without any "informational" field (the gates file before it gained one).
+    gates = os.path.join(work, "gates.json")
+    json.dump({"budgets": [dict(x, why="w") for x in (a, b, c)]}, open(gates, "w", encoding="utf-8"))
+    table = mutants.teeth_table([a, b, c], mutants.informational(gates), runs)
+    status = {(r["id"], r["storage"]): r["status"] for r in table}
+    want = {("grid.sample", "float"): "has teeth", ("grid.sample", "double"): "not shown to have teeth",
+            ("mesh.normals", "float"): "not shown to have teeth"}
+    if status != want:
+        problems.append(f"without informational: {status}")
+    if table[0]["tripped_by"] != {h1: ["grid.sample--one", "grid.sample--two"], h2: []}:
+        problems.append(f"tripped_by: {table[0]['tripped_by']}")
+
+    # With one budget marked informational (a reason, or true).
+    for mark in ("above 2^52 ulps", True):
+        json.dump({"budgets": [dict(a, why="w"), dict(b, why="w"), dict(c, why="w", informational=mark)]},
+                  open(gates, "w", encoding="utf-8"))
+        table = mutants.teeth_table([a, b, c], mutants.informational(gates), runs)
+        if table[2]["status"] != "informational" or "informational" not in table[2]:
+            problems.append(f"informational {mark!r}: {table[2]}")
+        if table[1]["status"] != "not shown to have teeth":
+            problems.append(f"informational {mark!r} changed another budget: {table[1]}")
+
+    # A run of some patches only: budgets of calculations without a mutant in it say so.
+    table = mutants.teeth_table([a, b, c], {}, runs[:2])
+    if table[2]["status"] != "no mutant of this calculation ran":
+        problems.append(f"a calculation without mutants in the run: {table[2]}")
+    if problems:
+        print("\n".join(problems))
+        return 1
+    print("teeth table: tripped, untripped and informational budgets as expected")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
