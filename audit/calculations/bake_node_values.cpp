@@ -42,6 +42,7 @@ Calculation bake_node_values() {
                 "No method error: a node value is the formula's value (null).",
       .run = &run_stratified<BakeNodeValues>,
       .replay = &replay_stratified<BakeNodeValues>,
+      .parts_taken = PartsTaken::formula,
   };
 }
 

@@ -51,6 +51,7 @@ Calculation bake_plan() {
                 "ulps of the exact index as a double; no arithmetic / storage / method split (nothing is read back).",
       .run = &run,
       .replay = &replay,
+      .parts_taken = PartsTaken::formula,
   };
 }
 

@@ -658,7 +658,9 @@ void run_storage(const Spec& spec, RunContext& context, PartSubject& part, Calcu
   const std::array<std::size_t, 2> quads =
       has_quads ? check_quad_splits(prepared, origin.nodes) : std::array<std::size_t, 2>{0, 0};
   const DefaultPart& info = part.part();
-  const double relative = std::fabs(topo.volume - info.volume) / info.volume;
+  // A part with no analytic, best known or given volume has no volume error: null, never 1.
+  const bool has_volume = std::isfinite(info.volume) && info.volume > 0;
+  const double relative = has_volume ? std::fabs(topo.volume - info.volume) / info.volume : 0;
   table.push_back(
       {{"part", part_name},
        {"crossing_sites", crossing_sites},
@@ -682,8 +684,11 @@ void run_storage(const Spec& spec, RunContext& context, PartSubject& part, Calcu
                  {"misoriented_edges", topo.misoriented_edges},
                  {"euler_characteristic", topo.euler_characteristic},
                  {"volume", finite_or_null(topo.volume)},
-                 {"analytic_volume", info.volume},
-                 {"volume_relative_error", finite_or_null(relative)}}}});
+                 {"analytic_volume", has_volume ? finite_or_null(info.volume) : nlohmann::json(nullptr)},
+                 {"volume_relative_error", has_volume ? finite_or_null(relative) : nlohmann::json(nullptr)},
+                 {"volume_null_reason", has_volume ? nlohmann::json(nullptr)
+                                                   : nlohmann::json("no analytic, best known or given volume "
+                                                                    "(--reference-volume): not compared")}}}});
   if (has_quads) {
     table.back()["quads_compared"] = quads[0];
     table.back()["quads_split_on_the_longer_diagonal"] = quads[1];
@@ -699,8 +704,9 @@ void run_storage(const Spec& spec, RunContext& context, PartSubject& part, Calcu
   summary["misoriented_edges"] = summary.value("misoriented_edges", std::size_t{0}) + topo.misoriented_edges;
   summary["exact_sign_differs"] = summary.value("exact_sign_differs", std::size_t{0}) + sign_flips;
   summary["max_normal_error"] = std::fmax(summary.value("max_normal_error", 0.0), std::isfinite(max_normal) ? max_normal : 2.0);
-  summary["volume_relative_error_max"] =
-      std::fmax(summary.value("volume_relative_error_max", 0.0), std::isfinite(relative) ? relative : 1.0);
+  if (has_volume)
+    summary["volume_relative_error_max"] =
+        std::fmax(summary.value("volume_relative_error_max", 0.0), std::isfinite(relative) ? relative : 1.0);
 }
 
 /// Recomputes one recorded vertex (a stratum draw) or one site decision.

@@ -63,6 +63,7 @@ Calculation field_eval() {
                 "from eval<double>'s. No stored values or method.",
       .run = &run_stratified<FieldEval>,
       .replay = &replay_stratified<FieldEval>,
+      .parts_taken = PartsTaken::formula,
   };
 }
 

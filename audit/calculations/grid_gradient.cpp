@@ -45,6 +45,7 @@ Calculation grid_gradient() {
                 "component with its magnitude raised to 1. Method: exact node values vs the true gradient.",
       .run = &run_stratified<GridGradient>,
       .replay = &replay_stratified<GridGradient>,
+      .parts_taken = PartsTaken::formula,
   };
 }
 

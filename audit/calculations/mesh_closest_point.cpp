@@ -1,6 +1,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "calculations.hpp"
@@ -27,7 +28,8 @@ Calculation mesh_closest_point() {
                  "from d1..d6 (dot products of ab, ac with ap, bp, cp) and va, vb, vc; an edge point by lerp(s, e, "
                  "t); the face point by projection on n = ab x ac",
       .inputs = "per Voronoi region (7) a point built inside it; points 2^-10 .. 2^-60 of the triangle's size from a "
-                "region boundary; slivers and needles down to 2^-50; triangles 2^20 .. 2^30 from the origin",
+                "region boundary; slivers and needles down to 2^-50; triangles 2^20 .. 2^30 from the origin; the "
+                "triangles of each of the run's mesh parts, with a point in a random region of each",
       .implementation = "closest_point_on_triangle",
       .reference = "the exact closest point in rationals (projection on the plane, else the nearest clamped edge), "
                    "its feature and the distance to its Voronoi region's boundary",
@@ -36,6 +38,7 @@ Calculation mesh_closest_point() {
                 "storage / method split.",
       .run = &run,
       .replay = &replay,
+      .parts_taken = PartsTaken::mesh,
   };
 }
 
@@ -45,7 +48,7 @@ using mesh_support::Point;
 using reference::Feature;
 constexpr std::string_view kId = "mesh.closest_point";
 
-enum class Stratum { region, near_boundary, within_rounding, sliver, extreme_sliver, needle, far };
+enum class Stratum { region, near_boundary, within_rounding, sliver, extreme_sliver, needle, far, part_triangles };
 
 struct StratumSpec {
   Stratum kind;
@@ -77,6 +80,9 @@ constexpr StratumSpec kStrata[] = {
     {Stratum::needle, Feature::face, "needle", "a needle (edge ab of length 2^-k, k in 20..50) and a point near it"},
     {Stratum::far, Feature::face, "far",
      "a triangle of size 2^-6 .. 1 translated to |x| of 2^20 .. 2^30 (|x|/h up to 1e9 at h = 1/64), a point near it"},
+    {Stratum::part_triangles, Feature::face, "part_triangles",
+     "per mesh part of the run: a random triangle of the mesh as given (zero-area ones skipped) and a point built "
+     "in a random one of its Voronoi regions, within the triangle's size of it"},
 };
 
 struct Input {
@@ -109,13 +115,15 @@ void draw_triangle(InputRng& rng, Input& in) {
   }
 }
 
-/// A point in the Voronoi region of `aim`, built from the triangle's frame; one
-/// construction coefficient is `small` times the triangle's size when small > 0.
-Point point_in_region(InputRng& rng, const Input& in, Feature aim, double small) {
-  const Point normal = unit(cross(sub(in.b, in.a), sub(in.c, in.a)));
+/// A point in the Voronoi region of `aim`, built from the triangle's frame with
+/// offsets up to `size` along its normals; one construction coefficient is
+/// `small` times the triangle's size when small > 0.
+Point point_in_region(InputRng& rng, const Input& in, Feature aim, double small, double size = 1) {
+  const Point normal = scale(unit(cross(sub(in.b, in.a), sub(in.c, in.a))), size);
   // Outward normals of the three edges, in the plane.
-  const Point out_ab = unit(cross(sub(in.b, in.a), normal)), out_bc = unit(cross(sub(in.c, in.b), normal)),
-              out_ca = unit(cross(sub(in.a, in.c), normal));
+  const Point out_ab = scale(unit(cross(sub(in.b, in.a), normal)), size),
+              out_bc = scale(unit(cross(sub(in.c, in.b), normal)), size),
+              out_ca = scale(unit(cross(sub(in.a, in.c), normal)), size);
   const std::int64_t which = small > 0 ? rng.integer(0, 2) : -1;  // the coefficient made small
   const auto coefficient = [&](std::int64_t slot, double lo, double hi) { return which == slot ? small : rng.uniform(lo, hi); };
   const double height = (rng.integer(0, 1) == 0 ? -1 : 1) * coefficient(2, 0, 1);
@@ -153,11 +161,35 @@ Point point_in_region(InputRng& rng, const Input& in, Feature aim, double small)
   return in.a;
 }
 
+/// The part_triangles input: a random triangle of a mesh part and a point in a
+/// random one of its regions, offsets scaled by the triangle's longest side.
+Input part_input(const MeshSubject& mesh, const StratumSpec& stratum, std::uint64_t seed, std::uint64_t index) {
+  InputRng rng(seed, kId, std::string(stratum.name) + "/" + mesh.part.name, index);
+  const TriangleMesh& part = mesh.part.mesh;
+  const auto& t = part.triangles[static_cast<std::size_t>(rng.integer(0, static_cast<std::int64_t>(part.triangles.size()) - 1))];
+  Input in;
+  in.a = part.positions[t[0]];
+  in.b = part.positions[t[1]];
+  in.c = part.positions[t[2]];
+  double longest = 0;
+  for (const auto& [s, e] : {std::pair{in.a, in.b}, {in.b, in.c}, {in.c, in.a}}) {
+    const Point d = sub(e, s);
+    longest = std::fmax(longest, std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]));
+  }
+  const auto aim = static_cast<Feature>(rng.integer(0, 6));
+  const Point n = cross(sub(in.b, in.a), sub(in.c, in.a));
+  // A zero-area triangle has no frame: its input is the first corner, skipped as zero area.
+  in.p = n[0] == 0 && n[1] == 0 && n[2] == 0 ? in.a : point_in_region(rng, in, aim, 0, longest);
+  return in;
+}
+
 /// Input generator: the index-th triangle and point of a stratum.
 Input generate_input(const StratumSpec& stratum, std::uint64_t seed, std::uint64_t index) {
   InputRng rng(seed, kId, stratum.name, index);
   Input in;
   switch (stratum.kind) {
+    case Stratum::part_triangles:  // drawn by part_input
+      break;
     case Stratum::region:
       draw_triangle(rng, in);
       in.p = point_in_region(rng, in, stratum.aim, 0);
@@ -249,11 +281,12 @@ Outcome measure(const Input& in) {
   return out;
 }
 
-InputRecord record_of(const Input& in, std::uint64_t seed, const char* generator, std::uint64_t index) {
+InputRecord record_of(const Input& in, std::uint64_t seed, const char* generator, std::uint64_t index,
+                      const std::string& part) {
   return InputRecord{seed,
                      generator,
                      index,
-                     {},
+                     part,
                      {{"p", mesh_support::point_text(in.p)},
                       {"a", mesh_support::point_text(in.a)},
                       {"b", mesh_support::point_text(in.b)},
@@ -278,13 +311,24 @@ std::vector<CalculationResult> run(RunContext& context) {
     nlohmann::json examples = nlohmann::json::array();
   };
   Probe within_rounding, extreme_sliver;
+  std::vector<std::pair<const StratumSpec*, const MeshSubject*>> units;
   for (const StratumSpec& stratum : kStrata) {
+    if (stratum.kind != Stratum::part_triangles) units.emplace_back(&stratum, nullptr);
+    else
+      for (std::size_t m = 0; m < context.mesh_part_count(); ++m) units.emplace_back(&stratum, &context.mesh_part(m));
+  }
+  std::size_t part_inputs = 0, part_zero_area = 0;
+  for (const auto& unit : units) {
+    const StratumSpec& stratum = *unit.first;
+    const MeshSubject* const mesh = unit.second;  // a name of its own: lambdas capture it (clang 14)
+    const std::string part = mesh ? mesh->part.name : std::string();
     const std::size_t count = settings.inputs;
     const InputRange range = context.shard_inputs(count);
     std::vector<Outcome> outcomes(range.size());
-    context.progress().begin(std::string(kId) + " " + stratum.name, range.size());
+    context.progress().begin(std::string(kId) + " " + stratum.name + (mesh ? " " + part : std::string()), range.size());
     parallel_for(range.size(), context.threads(), context.progress(), [&](std::size_t k) {
-      outcomes[k] = measure(generate_input(stratum, settings.seed, range.first + k));
+      outcomes[k] = measure(mesh ? part_input(*mesh, stratum, settings.seed, range.first + k)
+                                 : generate_input(stratum, settings.seed, range.first + k));
     });
     context.progress().end();
     result.begin_unit(count);
@@ -299,7 +343,7 @@ std::vector<CalculationResult> run(RunContext& context) {
         ++zero_area;
         continue;
       }
-      auto record = [&] { return record_of(o.in, settings.seed, stratum.name, n); };
+      auto record = [&] { return record_of(o.in, settings.seed, stratum.name, n, part); };
       if (stratum.kind == Stratum::within_rounding || stratum.kind == Stratum::extreme_sliver) {
         Probe& probe = stratum.kind == Stratum::within_rounding ? within_rounding : extreme_sliver;
         ++probe.count;
@@ -329,8 +373,14 @@ std::vector<CalculationResult> run(RunContext& context) {
       least_margin = least_margin < 0 ? o.margin_ulps : std::fmin(least_margin, o.margin_ulps);
       exact_features[o.exact_feature] = exact_features.value(o.exact_feature, 0) + 1;
     }
-    result.strata.push_back({stratum.name, stratum.description, range.size(), zero_area});
+    if (mesh) {
+      part_inputs += range.size();
+      part_zero_area += zero_area;
+    } else {
+      result.strata.push_back({stratum.name, stratum.description, range.size(), zero_area});
+    }
     table.push_back({{"generator", stratum.name},
+                     {"part", mesh ? nlohmann::json(part) : nlohmann::json(nullptr)},
                      {"count", range.size()},
                      {"zero_area_skipped", zero_area},
                      {"exact_features", exact_features},
@@ -338,6 +388,9 @@ std::vector<CalculationResult> run(RunContext& context) {
                      {"misclassified", wrong},
                      {"min_margin_ulps", least_margin < 0 ? nlohmann::json(nullptr) : finite_or_null(least_margin)}});
   }
+  for (const StratumSpec& stratum : kStrata)
+    if (stratum.kind == Stratum::part_triangles)
+      result.strata.push_back({stratum.name, stratum.description, part_inputs, part_zero_area});
   result.decisions.push_back(std::move(region));
   result.details = {
       {"by_generator", table},
@@ -368,9 +421,12 @@ std::vector<CalculationResult> run(RunContext& context) {
   return mesh_support::for_each_storage(result, settings);
 }
 
-std::vector<ReplayValue> replay(RunContext&, const ReplayRequest& request) {
+std::vector<ReplayValue> replay(RunContext& context, const ReplayRequest& request) {
   const StratumSpec& stratum = kStrata[mesh_support::stratum_index(kStrata, request.input.generator, kId)];
-  const Outcome o = measure(generate_input(stratum, request.input.seed, request.input.index));
+  const Outcome o = measure(stratum.kind == Stratum::part_triangles
+                                ? part_input(context.mesh_part_named(request.input.part), stratum, request.input.seed,
+                                             request.input.index)
+                                : generate_input(stratum, request.input.seed, request.input.index));
   if (o.zero_area) return {{"region", o.core_feature, "none: the triangle has zero area"}};
   return {{"error", hex_float(o.error.result), hex_float(o.error.reference)}, {"region", o.core_feature, o.exact_feature}};
 }

@@ -26,7 +26,7 @@ Calculation mesh_edge_key() {
       .formula = "key = min(a, b) * 2^32 + max(a, b) in 64-bit unsigned integers; exact as a double only below 2^21 "
                  "welded corners",
       .inputs = "corner pairs uniform over 32 bits, below 2^21, within 8 of 2^21, within 8 of 2^32 - 1, equal; each "
-                "with a second edge swapped or one corner away; the edge keys prepare_mesh lists for icosphere_1k",
+                "with a second edge swapped or one corner away; the edge keys prepare_mesh lists for the run's first mesh part of at most 10 000 triangles",
       .implementation = "edge_key, PreparedMesh::edge_keys",
       .reference = "the key in 128-bit integers; keys converted to double and back for every corner pair near 2^21",
       .errors = "error: |core key - 128-bit key| in ulps of the key as a double; mismatches: wrong keys, keys of "
@@ -34,6 +34,7 @@ Calculation mesh_edge_key() {
                 "ascending. Decision order: two nearby keys' order vs the 128-bit order.",
       .run = &run,
       .replay = &replay,
+      .parts_taken = PartsTaken::mesh,
   };
 }
 
@@ -178,7 +179,7 @@ nlohmann::json prepared_mesh_keys(RunContext& context, std::uint64_t& mismatches
   if (parts.empty())
     return {{"part", nullptr}, {"null_reason", mesh_support::mesh_parts_text(parts)}};
   const MeshPart& part = parts.front()->part;
-  const PreparedMesh mesh = prepare_mesh(part.mesh, part.name);
+  const PreparedMesh mesh = RunContext::prepare(*parts.front());
   std::size_t checked = 0, wrong = 0;
   for (std::size_t t = 0; t < mesh.triangles.size(); ++t)
     for (std::size_t side = 0; side < 3; ++side) {

@@ -34,7 +34,7 @@ Calculation mesh_node_distance() {
       .formula = "d = min over triangles of |node - closest point| (a branch-free squared distance picks the "
                  "triangle, closest_point_on_triangle the point and feature), sign of (node - point) . pseudo-normal, "
                  "clamped to +-band h and stored as S",
-      .inputs = "per mesh part (icosphere_1k, torus_mesh) baked at twice the run's h: nodes near the surface, near "
+      .inputs = "per mesh part of the run with at most 10 000 triangles, baked at twice the run's h: nodes near the surface, near "
                 "+-band h, near mesh edges and corners, uniform in the box",
       .implementation = "bake_mesh (node values read back as stored)",
       .reference = "min over triangles of the exact closest point's distance (rationals; high-precision square root); "
@@ -44,6 +44,7 @@ Calculation mesh_node_distance() {
                 "applicable (see details). Decision sign: the node's sign vs the exact side.",
       .run = &run_stratified<MeshNodeDistance>,
       .replay = &replay_stratified<MeshNodeDistance>,
+      .parts_taken = PartsTaken::mesh,
   };
 }
 
@@ -80,10 +81,10 @@ MeshGrid<S> bake_stored(const PreparedMesh& mesh, const MeshBakeSettings& settin
   return baked;
 }
 
-BakedMeshPart bake_subject(const MeshPart& part, double h, double band) {
+BakedMeshPart bake_subject(const MeshSubject& mesh, double h, double band) {
   BakedMeshPart subject;
-  subject.name = part.name;
-  subject.prepared = prepare_mesh(part.mesh, part.name);
+  subject.name = mesh.part.name;
+  subject.prepared = RunContext::prepare(mesh);
   subject.h = h;
   subject.band = band;
   const PreparedMesh& m = subject.prepared;
@@ -140,14 +141,16 @@ struct MeshNodeDistance {
   /// The run's mesh parts small enough for the exact reference (kExactReferenceTriangles).
   std::vector<PartUnit<BakedMeshPart>> parts(RunContext& context) const {
     std::vector<PartUnit<BakedMeshPart>> units;
-    for (const audit::MeshSubject* mesh : context.mesh_parts_up_to(kExactReferenceTriangles))
+    for (const audit::MeshSubject* mesh : context.mesh_parts_up_to(kExactReferenceTriangles)) {
+      context.mark_untrusted(*mesh);  // a node's sign is the mesh's inside, which an open mesh lacks
       units.push_back({mesh->part.name, [this, &context, mesh](Placement) {
                          context.progress().begin(std::string(id) + " bake " + mesh->part.name, 1);
-                         BakedMeshPart subject = bake_subject(mesh->part, h, settings.band);
+                         BakedMeshPart subject = bake_subject(*mesh, h, settings.band);
                          context.progress().advance(1);
                          context.progress().end();
                          return subject;
                        }});
+    }
     return units;
   }
 

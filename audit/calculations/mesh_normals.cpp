@@ -25,7 +25,7 @@ Calculation mesh_normals() {
       .sources = {{"core/src/mesh_prepare.cpp", "prepare_mesh"}, {"core/src/mesh_prepare.cpp", "unit"}},
       .formula = "face: (ab x ac) / |ab x ac|; edge: the sum of its triangles' unit normals; corner: the sum over its "
                  "triangles of acos(clamp(e1 . e2 / (|e1| |e2|), -1, 1)) times the unit normal (Baerentzen-Aanaes)",
-      .inputs = "icosphere_1k and torus_mesh; random bipyramids; tetrahedra with a sliver face (angles near 0 and pi) "
+      .inputs = "each mesh part of the run with at most 10 000 triangles; random bipyramids; tetrahedra with a sliver face (angles near 0 and pi) "
                 "and with needle faces (an edge 2^-10 .. 2^-45 long)",
       .implementation = "prepare_mesh (face_normals, edge_normals, corner_normals)",
       .reference = "the same normals in high precision from the prepared corners and triangles, angles by atan2",
@@ -34,6 +34,7 @@ Calculation mesh_normals() {
                 "method split.",
       .run = &run,
       .replay = &replay,
+      .parts_taken = PartsTaken::mesh,
   };
 }
 
@@ -57,9 +58,18 @@ constexpr StratumSpec kStrata[] = {
      "angle near 0 at the far corner"},
 };
 
-/// The run's mesh parts the "parts" generator measures, one input each.
+/// The run's mesh parts the "parts" generator measures, one input each. The
+/// normals of a mesh accepted with --allow-open are marked untrusted: their
+/// direction is the orientation the mesh does not consistently have.
 std::vector<const MeshSubject*> audited_parts(RunContext& context) {
-  return context.mesh_parts_up_to(kExactReferenceTriangles);
+  std::vector<const MeshSubject*> parts = context.mesh_parts_up_to(kExactReferenceTriangles);
+  for (const MeshSubject* mesh : parts) context.mark_untrusted(*mesh);
+  return parts;
+}
+
+/// Whether the index-th input of a stratum is a run's mesh part accepted with --allow-open.
+bool open_part(const StratumSpec& stratum, std::uint64_t index, const std::vector<const MeshSubject*>& parts) {
+  return stratum.kind == Stratum::parts && index < parts.size() && !parts[index]->sign_untrusted.empty();
 }
 
 std::size_t mesh_count(const StratumSpec& stratum, std::size_t inputs, std::size_t parts) {
@@ -164,11 +174,12 @@ VectorError compare(const Vec3& core, const reference::HighPoint& exact, double 
   return out;
 }
 
-Outcome measure(const TriangleMesh& mesh) {
+/// `allow_open`: a run's mesh part accepted with --allow-open.
+Outcome measure(const TriangleMesh& mesh, bool allow_open) {
   Outcome out;
   PreparedMesh prepared;
   try {
-    prepared = prepare_mesh(mesh, "audit mesh");
+    prepared = prepare_mesh(mesh, "audit mesh", allow_open);
   } catch (const Error&) {
     out.refused = true;
     return out;
@@ -210,7 +221,8 @@ std::vector<CalculationResult> run(RunContext& context) {
     std::vector<Outcome> outcomes(range.size());
     context.progress().begin(std::string(kId) + " " + stratum.name, range.size());
     parallel_for(range.size(), context.threads(), context.progress(), [&](std::size_t k) {
-      outcomes[k] = measure(generate_input(stratum, settings.seed, range.first + k, parts));
+      outcomes[k] = measure(generate_input(stratum, settings.seed, range.first + k, parts),
+                            open_part(stratum, range.first + k, parts));
     });
     context.progress().end();
     result.begin_unit(most_errors(stratum, count, parts));
@@ -237,7 +249,11 @@ std::vector<CalculationResult> run(RunContext& context) {
     }
     const std::string description = stratum.kind == Stratum::parts ? mesh_support::mesh_parts_text(parts) : stratum.description;
     result.strata.push_back({stratum.name, description + "; one input is one mesh", range.size(), refused});
+    nlohmann::json part_names = nlohmann::json::array();
+    if (stratum.kind == Stratum::parts)
+      for (const MeshSubject* mesh : parts) part_names.push_back(mesh->part.name);
     table.push_back({{"generator", stratum.name},
+                     {"parts", part_names},
                      {"meshes", range.size()},
                      {"meshes_refused", refused},
                      {"max_ulps", {{"face", finite_or_null(stratum_ulps[kFace])},
@@ -264,7 +280,9 @@ std::vector<CalculationResult> run(RunContext& context) {
 
 std::vector<ReplayValue> replay(RunContext& context, const ReplayRequest& request) {
   const StratumSpec& stratum = generator_named(kStrata, request.input.generator, kId);
-  const Outcome o = measure(generate_input(stratum, request.input.seed, request.input.index, audited_parts(context)));
+  const std::vector<const MeshSubject*> parts = audited_parts(context);
+  const Outcome o = measure(generate_input(stratum, request.input.seed, request.input.index, parts),
+                            open_part(stratum, request.input.index, parts));
   const std::string& kind = replay_text(request, "kind");
   const std::uint64_t item = mesh_support::recorded_unsigned(request, "item");
   for (const VectorError& e : o.errors)

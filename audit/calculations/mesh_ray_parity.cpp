@@ -1,6 +1,8 @@
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "calculations.hpp"
@@ -31,7 +33,8 @@ Calculation mesh_ray_parity() {
                  "and retried (three attempts); a brick is inside when an odd number of crossings lie before its "
                  "centre",
       .inputs = "tetrahedra whose opposite edges lie exactly on a row's first ray, octahedra with two corners on it, "
-                "random tetrahedra; baked at h = 1/8, band 1; every far brick of the mesh's range",
+                "random tetrahedra, baked at h = 1/8, band 1; each of the run's mesh parts of at most 10 000 "
+                "triangles, baked at the run's h, band 1; every far brick of the mesh's range",
       .implementation = "bake_mesh (far bricks read back as stored)",
       .reference = "the side of each far brick's centre by the exact parity (rationals) of a ray perturbed "
                    "symbolically to (y + e, z + e^2), which never meets an edge or corner",
@@ -40,6 +43,7 @@ Calculation mesh_ray_parity() {
                 "split: a far brick holds only the marker.",
       .run = &run,
       .replay = &replay,
+      .parts_taken = PartsTaken::mesh,
   };
 }
 
@@ -59,7 +63,7 @@ constexpr double kFirstRayY = 3.5 + 1.2345e-3, kFirstRayZ = 3.5 + 2.71828e-3;
 /// beyond the core's reach (band + 3.5 sqrt(3)) plus one voxel of slack.
 constexpr double kFarVoxels = kBand + 3.5 * 1.7320508075688772 + 1;
 
-enum class Stratum { through_edges, through_corners, random };
+enum class Stratum { through_edges, through_corners, random, parts };
 
 using StratumSpec = Generator<Stratum>;
 
@@ -71,6 +75,8 @@ constexpr StratumSpec kStrata[] = {
      "an octahedron with its two x corners exactly on the first ray of a row: the ray enters and leaves through "
      "corners"},
     {Stratum::random, "random", "a random tetrahedron 40 to 120 voxels across"},
+    {Stratum::parts, "parts",
+     "each mesh part of the run with at most 10 000 triangles (one input each), baked at the run's h with band 1"},
 };
 
 /// Meshes per generator: one per 200 inputs (each is a bake of 1000 to 3000 bricks).
@@ -79,9 +85,11 @@ std::size_t mesh_count(std::size_t inputs) { return std::max<std::size_t>(2, inp
 struct Input {
   TriangleMesh mesh;
   std::int64_t row_y = 0, row_z = 0;  ///< the row whose first ray the mesh aims at
+  double h = kH;                      ///< the bake's voxel size
+  const MeshSubject* part = nullptr;  ///< a run's mesh part (Stratum::parts)
 };
 
-double first_ray(std::int64_t b, double offset) { return (static_cast<double>(b * 8) + offset) * kH; }
+double first_ray(std::int64_t b, double offset, double h = kH) { return (static_cast<double>(b * 8) + offset) * h; }
 
 /// Input generator: the index-th mesh of a stratum.
 Input generate_input(Stratum kind, const char* name, std::uint64_t seed, std::uint64_t index) {
@@ -94,6 +102,8 @@ Input generate_input(Stratum kind, const char* name, std::uint64_t seed, std::ui
   const auto voxels = [&](double lo, double hi) { return rng.uniform(lo, hi) * kH; };
   auto& p = in.mesh.positions;
   switch (kind) {
+    case Stratum::parts:  // drawn by part_input
+      break;
     case Stratum::through_edges: {
       const double s1 = voxels(40, 56), s2 = voxels(40, 56);
       p = {{xc - s1, y0, z0 - voxels(48, 64)}, {xc - s1, y0, z0 + voxels(48, 64)},
@@ -119,10 +129,20 @@ Input generate_input(Stratum kind, const char* name, std::uint64_t seed, std::ui
   return in;
 }
 
+/// The parts input: a run's mesh part, baked at the run's h.
+Input part_input(const MeshSubject& mesh, double h) {
+  Input in;
+  in.mesh = mesh.part.mesh;
+  in.h = h;
+  in.part = &mesh;
+  return in;
+}
+
 /// At least the far bricks `measure` finds for a mesh (ErrorStats::begin_unit
 /// needs at least the single run's adds): every brick of the corners' brick
 /// range widened by one brick, as measure scans it.
 std::size_t most_far_bricks(const Input& in) {
+  const double h = in.h;  // the input's own voxel size
   std::size_t bricks = 1;
   for (std::size_t a = 0; a < 3; ++a) {
     double lo = in.mesh.positions[0][a], hi = lo;
@@ -130,8 +150,8 @@ std::size_t most_far_bricks(const Input& in) {
       lo = std::fmin(lo, p[a]);
       hi = std::fmax(hi, p[a]);
     }
-    const std::int64_t first = reference::brick_of_node_exact(static_cast<std::int64_t>(std::floor(lo / kH))) - 1;
-    const std::int64_t last = reference::brick_of_node_exact(static_cast<std::int64_t>(std::ceil(hi / kH))) + 1;
+    const std::int64_t first = reference::brick_of_node_exact(static_cast<std::int64_t>(std::floor(lo / h))) - 1;
+    const std::int64_t last = reference::brick_of_node_exact(static_cast<std::int64_t>(std::ceil(hi / h))) + 1;
     bricks *= static_cast<std::size_t>(last - first + 1);
   }
   return bricks;
@@ -170,36 +190,63 @@ HighPrecision ray_gap(const std::vector<reference::TriangleCorners>& triangles, 
   return best;
 }
 
+/// ray_gap for a large mesh: the same value, with the high-precision distance
+/// taken only for edges whose double distance is within 1e-9 of the smallest.
+HighPrecision ray_gap_of_part(const std::vector<reference::TriangleCorners>& triangles, double y, double z) {
+  std::vector<double> gaps;
+  double least = std::numeric_limits<double>::infinity();
+  for (const auto& t : triangles)
+    for (std::size_t e = 0; e < 3; ++e) {
+      const double dy = t[(e + 1) % 3][1] - t[e][1], dz = t[(e + 1) % 3][2] - t[e][2];
+      const double py = y - t[e][1], pz = z - t[e][2];
+      const double length_squared = dy * dy + dz * dz;
+      double u = length_squared > 0 ? (py * dy + pz * dz) / length_squared : 0;
+      u = std::fmin(1, std::fmax(0, u));
+      gaps.push_back(std::hypot(py - u * dy, pz - u * dz));
+      least = std::fmin(least, gaps.back());
+    }
+  std::vector<reference::TriangleCorners> near;
+  for (std::size_t t = 0; t < triangles.size(); ++t)
+    for (std::size_t e = 0; e < 3; ++e)
+      if (gaps[3 * t + e] <= least + 1e-9 * (1 + least)) {
+        near.push_back(triangles[t]);
+        break;
+      }
+  return ray_gap(near, y, z);
+}
+
 template <class S>
-void read_core(const PreparedMesh& prepared, std::vector<BrickOutcome>& bricks) {
+void read_core(const PreparedMesh& prepared, std::vector<BrickOutcome>& bricks, double bake_h) {
   MeshBakeSettings settings;
-  settings.h = kH;
+  settings.h = bake_h;
   settings.band = kBand;
   settings.threads = 1;  // the inputs run in parallel already
   const Grid<S> grid = bake_mesh<S>(prepared, settings);
   const reference::StoredNodes<S> nodes(grid);
   const auto s = static_cast<std::size_t>(storage_of<S>());
-  const double band_width = kBand * kH;
+  const double band_width = kBand * bake_h;
   for (BrickOutcome& b : bricks) {
     // Every node of a far brick holds the brick's parity value; read the first.
     const double v = nodes.value(8 * b.brick[0], 8 * b.brick[1], 8 * b.brick[2]);
     b.core[s] = v < 0 ? "inside" : "outside";
     ErrorValue& e = b.error[s];
-    const HighPrecision expected = (b.exact == "inside" ? -1 : 1) * HighPrecision(kBand) * HighPrecision(kH);
+    const HighPrecision expected = (b.exact == "inside" ? -1 : 1) * HighPrecision(kBand) * HighPrecision(bake_h);
     e.abs = to_double(abs(HighPrecision(v) - expected));
     e.result = v;
     e.reference = to_double(expected);
     e.ulps = error_in_ulps(e.abs, e.reference, band_width);
-    e.h = e.abs / kH;
+    e.h = e.abs / bake_h;
   }
 }
 
 Outcome measure(const Input& in, bool want_float, bool want_double) {
   Outcome out;
+  const double bake_h = in.h;
   PreparedMesh prepared;
   try {
-    prepared = prepare_mesh(in.mesh, "audit mesh");
+    prepared = in.part ? RunContext::prepare(*in.part) : prepare_mesh(in.mesh, "audit mesh");
   } catch (const Error&) {
+    if (in.part) throw;  // a run's part was prepared when the run read it
     out.refused = true;
     return out;
   }
@@ -215,28 +262,31 @@ Outcome measure(const Input& in, bool want_float, bool want_double) {
   }
   double coordinate_scale = 0;
   for (std::size_t a = 0; a < 3; ++a) coordinate_scale = std::fmax(coordinate_scale, std::fmax(std::fabs(lo[a]), std::fabs(hi[a])));
+  const auto gap_of = [&](double y, double z) {
+    return in.part ? ray_gap_of_part(triangles, y, z) : ray_gap(triangles, y, z);
+  };
   out.row_margin_ulps =
-      to_double(ray_gap(triangles, first_ray(in.row_y, kFirstRayY), first_ray(in.row_z, kFirstRayZ))) /
+      to_double(gap_of(first_ray(in.row_y, kFirstRayY, bake_h), first_ray(in.row_z, kFirstRayZ, bake_h))) /
       ulp_of(coordinate_scale);
 
   // Far bricks in the mesh's brick range widened by one brick.
   std::array<std::int64_t, 3> first{}, last{};
   for (std::size_t a = 0; a < 3; ++a) {
-    first[a] = reference::brick_of_node_exact(static_cast<std::int64_t>(std::floor(lo[a] / kH))) - 1;
-    last[a] = reference::brick_of_node_exact(static_cast<std::int64_t>(std::ceil(hi[a] / kH))) + 1;
+    first[a] = reference::brick_of_node_exact(static_cast<std::int64_t>(std::floor(lo[a] / bake_h))) - 1;
+    last[a] = reference::brick_of_node_exact(static_cast<std::int64_t>(std::ceil(hi[a] / bake_h))) + 1;
   }
-  const double far_squared = (kFarVoxels * kH) * (kFarVoxels * kH);
-  const Rational h(kH);
+  const double far_squared = (kFarVoxels * bake_h) * (kFarVoxels * bake_h);
+  const Rational h(bake_h);
   for (std::int64_t by = first[1]; by <= last[1]; ++by)
     for (std::int64_t bz = first[2]; bz <= last[2]; ++bz) {
       // Per row: the exact crossings of the line through the brick centres, and the first ray's margin.
       const std::vector<Rational> crossings =
           reference::exact_crossings(h * Rational(16 * by + 7, 2), h * Rational(16 * bz + 7, 2), triangles);
       const double margin =
-          to_double(ray_gap(triangles, first_ray(by, kFirstRayY), first_ray(bz, kFirstRayZ))) / ulp_of(coordinate_scale);
+          to_double(gap_of(first_ray(by, kFirstRayY, bake_h), first_ray(bz, kFirstRayZ, bake_h))) / ulp_of(coordinate_scale);
       for (std::int64_t bx = first[0]; bx <= last[0]; ++bx) {
-        const Point centre{(static_cast<double>(bx * 8) + 3.5) * kH, (static_cast<double>(by * 8) + 3.5) * kH,
-                           (static_cast<double>(bz * 8) + 3.5) * kH};
+        const Point centre{(static_cast<double>(bx * 8) + 3.5) * bake_h, (static_cast<double>(by * 8) + 3.5) * bake_h,
+                           (static_cast<double>(bz * 8) + 3.5) * bake_h};
         bool far = true;
         for (const auto& t : triangles)
           far = far && reference::approximate_distance_squared(centre, t[0], t[1], t[2]) > far_squared;
@@ -248,8 +298,8 @@ Outcome measure(const Input& in, bool want_float, bool want_double) {
         out.bricks.push_back(std::move(b));
       }
     }
-  if (want_float) read_core<float>(prepared, out.bricks);
-  if (want_double) read_core<double>(prepared, out.bricks);
+  if (want_float) read_core<float>(prepared, out.bricks, bake_h);
+  if (want_double) read_core<double>(prepared, out.bricks, bake_h);
   return out;
 }
 
@@ -278,21 +328,39 @@ std::vector<CalculationResult> run(RunContext& context) {
     r.error = ErrorStats(true, false);
     r.decisions.emplace_back("parity", what);
   }
+  // One unit per generator, and for `parts` one per mesh part (one input each).
+  std::vector<std::pair<const StratumSpec*, const MeshSubject*>> units;
   for (const StratumSpec& stratum : kStrata) {
-    const std::size_t count = mesh_count(settings.inputs);
+    if (stratum.kind != Stratum::parts) {
+      units.emplace_back(&stratum, nullptr);
+      continue;
+    }
+    for (const MeshSubject* mesh : context.mesh_parts_up_to(kExactReferenceTriangles)) {
+      context.mark_untrusted(*mesh);  // parity is the mesh's inside, which an open mesh lacks
+      units.emplace_back(&stratum, mesh);
+    }
+  }
+  std::array<std::size_t, 2> part_meshes{}, part_refused{};
+  for (const auto& unit : units) {
+    const StratumSpec& stratum = *unit.first;
+    const MeshSubject* const mesh = unit.second;  // a name of its own: lambdas capture it (clang 14)
+    const std::size_t count = mesh ? 1 : mesh_count(settings.inputs);
     const InputRange range = context.shard_inputs(count);
     std::vector<Input> inputs(range.size());
     std::vector<Outcome> outcomes(range.size());
-    context.progress().begin(std::string(kId) + " " + stratum.name, range.size());
+    const auto draw = [&](std::size_t n) {
+      return mesh ? part_input(*mesh, settings.h) : generate_input(stratum.kind, stratum.name, settings.seed, n);
+    };
+    context.progress().begin(std::string(kId) + " " + stratum.name + (mesh ? " " + mesh->part.name : std::string()),
+                             range.size());
     parallel_for(range.size(), context.threads(), context.progress(), [&](std::size_t k) {
-      inputs[k] = generate_input(stratum.kind, stratum.name, settings.seed, range.first + k);
+      inputs[k] = draw(range.first + k);
       outcomes[k] = measure(inputs[k], want_float, want_double);
     });
     context.progress().end();
     // Every shard bounds the single run's adds of this unit from all its meshes (drawing them is cheap).
     std::size_t most_adds = 0;
-    for (std::size_t n = 0; n < count; ++n)
-      most_adds += most_far_bricks(generate_input(stratum.kind, stratum.name, settings.seed, n));
+    for (std::size_t n = 0; n < count; ++n) most_adds += most_far_bricks(draw(n));
     for (Storage storage : settings.storages) {
       const auto s = static_cast<std::size_t>(storage);
       CalculationResult& r = results[s];
@@ -305,13 +373,13 @@ std::vector<CalculationResult> run(RunContext& context) {
         rows_at_zero += !o.refused && o.row_margin_ulps == 0 ? 1u : 0u;
         for (const BrickOutcome& b : o.bricks) {
           auto record = [&] {
-            return InputRecord{settings.seed,
-                               stratum.name,
-                               n,
-                               {},
-                               {{"brick", std::to_string(b.brick[0]) + "," + std::to_string(b.brick[1]) + "," +
-                                              std::to_string(b.brick[2])},
-                                {"corners", corners_text(inputs[k].mesh)}}};
+            const std::string brick =
+                std::to_string(b.brick[0]) + "," + std::to_string(b.brick[1]) + "," + std::to_string(b.brick[2]);
+            if (mesh)
+              return InputRecord{settings.seed, stratum.name, n, mesh->part.name,
+                                 {{"brick", brick}, {"h", hex_float(settings.h)}}};
+            return InputRecord{
+                settings.seed, stratum.name, n, {}, {{"brick", brick}, {"corners", corners_text(inputs[k].mesh)}}};
           };
           ++bricks;
           inside += b.exact == "inside" ? 1u : 0u;
@@ -320,8 +388,15 @@ std::vector<CalculationResult> run(RunContext& context) {
           r.decisions[0].add(b.core[s], b.exact, b.margin_ulps, record);
         }
       }
-      r.strata.push_back({stratum.name, std::string(stratum.description) + "; one input is one mesh", range.size(), refused});
+      if (mesh) {
+        part_meshes[s] += range.size();
+        part_refused[s] += refused;
+      } else {
+        r.strata.push_back({stratum.name, std::string(stratum.description) + "; one input is one mesh", range.size(), refused});
+      }
       tables[s].push_back({{"generator", stratum.name},
+                           {"part", mesh ? nlohmann::json(mesh->part.name) : nlohmann::json(nullptr)},
+                           {"h", mesh ? settings.h : kH},
                            {"meshes", range.size()},
                            {"meshes_refused", refused},
                            {"meshes_whose_first_ray_meets_an_edge_or_corner", rows_at_zero},
@@ -333,9 +408,14 @@ std::vector<CalculationResult> run(RunContext& context) {
   std::vector<CalculationResult> out;
   for (Storage storage : settings.storages) {
     const auto s = static_cast<std::size_t>(storage);
+    for (const StratumSpec& stratum : kStrata)
+      if (stratum.kind == Stratum::parts)
+        results[s].strata.push_back({stratum.name, std::string(stratum.description) + "; one input is one mesh",
+                                     part_meshes[s], part_refused[s]});
     results[s].storage = storage;
     results[s].details = {{"by_generator", tables[s]},
                           {"h", kH},
+                          {"h_of_parts", settings.h},
                           {"band", kBand},
                           {"error_means", "a far brick's stored value vs the exact -band h (inside) or +band h "
                                           "(outside): an absent or inside brick reads these exactly"}};
@@ -344,9 +424,11 @@ std::vector<CalculationResult> run(RunContext& context) {
   return out;
 }
 
-std::vector<ReplayValue> replay(RunContext&, const ReplayRequest& request) {
+std::vector<ReplayValue> replay(RunContext& context, const ReplayRequest& request) {
   const StratumSpec& stratum = generator_named(kStrata, request.input.generator, kId);
-  const Input in = generate_input(stratum.kind, stratum.name, request.input.seed, request.input.index);
+  const Input in = stratum.kind == Stratum::parts
+                       ? part_input(context.mesh_part_named(request.input.part), context.settings().h)
+                       : generate_input(stratum.kind, stratum.name, request.input.seed, request.input.index);
   const Outcome o = measure(in, request.storage == Storage::float32, request.storage == Storage::float64);
   const std::string& brick = replay_text(request, "brick");
   const auto s = static_cast<std::size_t>(request.storage);

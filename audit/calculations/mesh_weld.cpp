@@ -2,6 +2,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "calculations.hpp"
@@ -27,7 +28,8 @@ Calculation mesh_weld() {
                  "welded corners keep the first position bit for bit",
       .inputs = "triangle soups of 12 to 30 corners copied from a few base positions: equal copies and copies one ulp "
                 "away, zeros of both signs and the smallest subnormal, base positions far from the origin, "
-                "independent random corners with exact repeats",
+                "independent random corners with exact repeats; runs of 4 to 10 consecutive triangles of each of "
+                "the run's mesh parts, each triangle with its own copies of its corners",
       .implementation = "weld_corners",
       .reference = "for every pair of corners, IEEE equality of the three coordinates (an exact comparison)",
       .errors = "error: |welded position - input position| in ulps (must be 0). Decision weld: merged vs equal, per "
@@ -35,6 +37,7 @@ Calculation mesh_weld() {
                 "method split.",
       .run = &run,
       .replay = &replay,
+      .parts_taken = PartsTaken::mesh,
   };
 }
 
@@ -43,7 +46,7 @@ namespace {
 using mesh_support::Point;
 constexpr std::string_view kId = "mesh.weld";
 
-enum class Stratum { near_coincident, signed_zero, far, random };
+enum class Stratum { near_coincident, signed_zero, far, random, part_triangles };
 
 using StratumSpec = Generator<Stratum>;
 
@@ -57,6 +60,9 @@ constexpr StratumSpec kStrata[] = {
     {Stratum::far, "far",
      "near-coincident copies of base positions of magnitude 2^20 to 2^30 (an ulp of 2^-32 to 2^-22)"},
     {Stratum::random, "random", "independent uniform corners in [-1, 1]^3, half of them exact repeats of earlier ones"},
+    {Stratum::part_triangles, "part_triangles",
+     "per mesh part of the run: 4 to 10 consecutive triangles from a random start, each with its own copies of its "
+     "corners as the mesh gives them (neighbours share corners exactly)"},
 };
 
 /// Soups per generator: one per 10 inputs, each with 12 to 30 corners (66 to 435 pairs).
@@ -64,6 +70,22 @@ std::size_t soup_count(std::size_t inputs) { return std::max<std::size_t>(1, inp
 
 /// Triangles of a soup at most: a soup adds at most 3 kMostTriangles corner errors.
 constexpr std::int64_t kMostTriangles = 10;
+
+/// The part_triangles input: a run of consecutive triangles of a mesh part as a soup.
+TriangleMesh part_soup(const MeshSubject& mesh, const char* name, std::uint64_t seed, std::uint64_t index) {
+  InputRng rng(seed, kId, std::string(name) + "/" + mesh.part.name, index);
+  const TriangleMesh& part = mesh.part.mesh;
+  const auto size = static_cast<std::int64_t>(part.triangles.size());
+  const std::int64_t triangles = std::min<std::int64_t>(rng.integer(4, kMostTriangles), size);
+  const std::int64_t first = rng.integer(0, size - triangles);
+  TriangleMesh soup;
+  for (std::int64_t t = first; t < first + triangles; ++t) {
+    for (std::uint32_t c : part.triangles[static_cast<std::size_t>(t)]) soup.positions.push_back(part.positions[c]);
+    const auto base = static_cast<std::uint32_t>(soup.positions.size() - 3);
+    soup.triangles.push_back({base, base + 1, base + 2});
+  }
+  return soup;
+}
 
 /// Input generator: the index-th soup of a stratum, one corner per triangle corner.
 TriangleMesh generate_input(Stratum kind, const char* name, std::uint64_t seed, std::uint64_t index) {
@@ -171,14 +193,25 @@ std::vector<CalculationResult> run(RunContext& context) {
                          "positions, which must merge; 1: one ulp apart, which must not)");
   nlohmann::json table = nlohmann::json::array();
   double smallest_distinct_margin = std::numeric_limits<double>::infinity();
+  std::vector<std::pair<const StratumSpec*, const MeshSubject*>> units;
   for (const StratumSpec& stratum : kStrata) {
+    if (stratum.kind != Stratum::part_triangles) units.emplace_back(&stratum, nullptr);
+    else
+      for (std::size_t m = 0; m < context.mesh_part_count(); ++m) units.emplace_back(&stratum, &context.mesh_part(m));
+  }
+  std::size_t part_soups = 0;
+  for (const auto& unit : units) {
+    const StratumSpec& stratum = *unit.first;
+    const MeshSubject* const mesh = unit.second;  // a name of its own: lambdas capture it (clang 14)
+    const std::string part = mesh ? mesh->part.name : std::string();
     const std::size_t count = soup_count(settings.inputs);
     const InputRange range = context.shard_inputs(count);
     std::vector<TriangleMesh> soups(range.size());
     std::vector<Outcome> outcomes(range.size());
     context.progress().begin(std::string(kId) + " " + stratum.name, range.size());
     parallel_for(range.size(), context.threads(), context.progress(), [&](std::size_t k) {
-      soups[k] = generate_input(stratum.kind, stratum.name, settings.seed, range.first + k);
+      soups[k] = mesh ? part_soup(*mesh, stratum.name, settings.seed, range.first + k)
+                      : generate_input(stratum.kind, stratum.name, settings.seed, range.first + k);
       outcomes[k] = measure(soups[k]);
     });
     context.progress().end();
@@ -191,7 +224,7 @@ std::vector<CalculationResult> run(RunContext& context) {
       const TriangleMesh& soup = soups[k];
       for (std::size_t u = 0; u < outcomes[k].corner_errors.size(); ++u)
         result.error.add(outcomes[k].corner_errors[u], [&] {
-          return InputRecord{settings.seed, stratum.name, n, {},
+          return InputRecord{settings.seed, stratum.name, n, part,
                              {{"corner", std::to_string(u)}, {"position", mesh_support::point_text(soup.positions[u])}}};
         });
       for (const PairOutcome& p : outcomes[k].pairs) {
@@ -204,7 +237,7 @@ std::vector<CalculationResult> run(RunContext& context) {
           return InputRecord{settings.seed,
                              stratum.name,
                              n,
-                             {},
+                             part,
                              {{"u", std::to_string(p.u)},
                               {"v", std::to_string(p.v)},
                               {"position_u", mesh_support::point_text(soup.positions[p.u])},
@@ -212,14 +245,22 @@ std::vector<CalculationResult> run(RunContext& context) {
         });
       }
     }
-    result.strata.push_back({stratum.name, std::string(stratum.description) + "; one input is one soup", range.size(), 0});
+    if (mesh) {
+      part_soups += range.size();
+    } else {
+      result.strata.push_back({stratum.name, std::string(stratum.description) + "; one input is one soup", range.size(), 0});
+    }
     table.push_back({{"generator", stratum.name},
+                     {"part", mesh ? nlohmann::json(part) : nlohmann::json(nullptr)},
                      {"soups", range.size()},
                      {"pairs", pairs},
                      {"identical_pairs", merged},
                      {"pairs_one_ulp_apart", one_ulp},
                      {"misclassified", wrong}});
   }
+  for (const StratumSpec& stratum : kStrata)
+    if (stratum.kind == Stratum::part_triangles)
+      result.strata.push_back({stratum.name, std::string(stratum.description) + "; one input is one soup", part_soups, 0});
   result.decisions.push_back(std::move(decision));
   result.details = {{"by_generator", table},
                     {"smallest_margin_of_distinct_pairs_ulps", finite_or_null(smallest_distinct_margin)},
@@ -228,9 +269,12 @@ std::vector<CalculationResult> run(RunContext& context) {
   return mesh_support::for_each_storage(result, settings);
 }
 
-std::vector<ReplayValue> replay(RunContext&, const ReplayRequest& request) {
+std::vector<ReplayValue> replay(RunContext& context, const ReplayRequest& request) {
   const StratumSpec& stratum = generator_named(kStrata, request.input.generator, kId);
-  const TriangleMesh soup = generate_input(stratum.kind, stratum.name, request.input.seed, request.input.index);
+  const TriangleMesh soup =
+      stratum.kind == Stratum::part_triangles
+          ? part_soup(context.mesh_part_named(request.input.part), stratum.name, request.input.seed, request.input.index)
+          : generate_input(stratum.kind, stratum.name, request.input.seed, request.input.index);
   const Outcome outcome = measure(soup);
   std::vector<ReplayValue> values;
   for (const auto& [name, value] : request.input.values) {

@@ -7,6 +7,7 @@
 #include <string>
 #include <system_error>
 #include <thread>
+#include <utility>
 
 #include "distgrid/audit/calculation.hpp"
 #include "distgrid/audit/claim_gate.hpp"
@@ -103,6 +104,11 @@ RunContext::RunContext(const RunSettings& settings, Progress& progress)
     part->description = "a user's formula part, from " + spec.file;
     part->spec = spec.spec;
     part->volume_source = "a user's part: no analytic volume";
+    for (const auto& [name, volume] : settings.reference_volumes)
+      if (name == spec.name) {
+        part->volume = volume;
+        part->volume_source = "given with --reference-volume (not checked by the audit)";
+      }
     parts_.emplace_back(*part, settings.h, settings.band, threads_);
     spec_parts_.push_back(std::move(part));
   }
@@ -127,6 +133,21 @@ PartSubject* RunContext::find_part(std::string_view name) {
 
 namespace {
 
+/// "79 boundary edges, 2 intersecting triangle pairs": what keeps a mesh from being solid.
+std::string describe_defects(const MeshReport& r) {
+  std::string text;
+  const auto add = [&](std::size_t count, const char* what) {
+    if (count == 0) return;
+    text += (text.empty() ? "" : ", ") + std::to_string(count) + " " + what;
+  };
+  add(r.boundary_edges, "boundary edges");
+  add(r.nonmanifold_edges, "non-manifold edges");
+  add(r.inconsistent_edges, "inconsistently oriented edges");
+  add(r.intersecting_pairs, "intersecting triangle pairs");
+  add(r.misnested_shells, "misnested shells");
+  return text;
+}
+
 /// Built-in mesh part names a run uses (see RunSettings::mesh_parts).
 std::vector<std::string> builtin_mesh_names(const RunSettings& s) {
   if (!s.mesh_parts.empty()) return s.mesh_parts;
@@ -139,7 +160,7 @@ std::vector<std::string> builtin_mesh_names(const RunSettings& s) {
 void RunContext::load_mesh_parts() {
   if (mesh_parts_) return;
   std::vector<MeshSubject> loaded;
-  for (const std::string& name : builtin_mesh_names(settings_)) loaded.push_back({distgrid::mesh_part(name), "built-in"});
+  for (const std::string& name : builtin_mesh_names(settings_)) loaded.push_back({distgrid::mesh_part(name), "built-in", {}});
   for (const std::string& file : settings_.mesh_files) {
     MeshSubject subject;
     subject.part.name = std::filesystem::path(file).stem().string();
@@ -147,9 +168,20 @@ void RunContext::load_mesh_parts() {
     subject.part.mesh = read_mesh(file);
     subject.part.volume = polyhedral_volume(subject.part.mesh);
     subject.source = file;
+    // openmesh (or selfintersect, badmesh) naming the file unless --allow-open.
+    const PreparedMesh prepared = prepare_mesh(subject.part.mesh, file, settings_.allow_open);
+    if (!prepared.report.solid())
+      subject.sign_untrusted = "accepted with --allow-open: " + describe_defects(prepared.report) +
+                               ", so inside and outside are not defined";
     loaded.push_back(std::move(subject));
   }
   mesh_parts_ = std::move(loaded);
+}
+
+std::vector<std::string> RunContext::mesh_part_names() const {
+  std::vector<std::string> names = builtin_mesh_names(settings_);
+  for (const std::string& file : settings_.mesh_files) names.push_back(std::filesystem::path(file).stem().string());
+  return names;
 }
 
 std::size_t RunContext::mesh_part_count() {
@@ -165,10 +197,42 @@ const MeshSubject& RunContext::mesh_part(std::size_t n) {
 std::vector<const MeshSubject*> RunContext::mesh_parts_up_to(std::size_t max_triangles) {
   load_mesh_parts();
   std::vector<const MeshSubject*> parts;
-  for (const MeshSubject& m : *mesh_parts_)
+  for (const MeshSubject& m : *mesh_parts_) {
     if (m.part.mesh.triangles.size() <= max_triangles) parts.push_back(&m);
+    else
+      skip_part(m.part.name, std::to_string(m.part.mesh.triangles.size()) + " triangles, more than the " +
+                                 std::to_string(max_triangles) + " its exact reference can visit per input");
+  }
   return parts;
 }
+
+const MeshSubject& RunContext::mesh_part_named(std::string_view name) {
+  load_mesh_parts();
+  for (const MeshSubject& m : *mesh_parts_)
+    if (m.part.name == name) return m;
+  throw Error(ErrorCode::badarg, "replay: the run has no mesh part named \"" + std::string(name) + "\"");
+}
+
+PreparedMesh RunContext::prepare(const MeshSubject& mesh) {
+  return prepare_mesh(mesh.part.mesh, mesh.source == "built-in" ? mesh.part.name : mesh.source,
+                      !mesh.sign_untrusted.empty());
+}
+
+void RunContext::skip_part(std::string part, std::string reason) {
+  for (const SkippedPart& s : skipped_)
+    if (s.part == part) return;
+  skipped_.push_back({std::move(part), std::move(reason)});
+}
+
+void RunContext::mark_untrusted(const MeshSubject& mesh) {
+  if (mesh.sign_untrusted.empty()) return;
+  for (const SkippedPart& s : untrusted_)
+    if (s.part == mesh.part.name) return;
+  untrusted_.push_back({mesh.part.name, mesh.sign_untrusted});
+}
+
+std::vector<SkippedPart> RunContext::take_skipped_parts() { return std::exchange(skipped_, {}); }
+std::vector<SkippedPart> RunContext::take_untrusted_parts() { return std::exchange(untrusted_, {}); }
 
 void check_settings(const RunSettings& s) {
   if (!std::isfinite(s.h) || !(s.h > 0)) throw Error(ErrorCode::badarg, "--h must be finite and > 0");
@@ -195,9 +259,29 @@ void check_settings(const RunSettings& s) {
   std::sort(names.begin(), names.end());
   if (auto twin = std::adjacent_find(names.begin(), names.end()); twin != names.end())
     throw Error(ErrorCode::badarg, "two formula parts are named \"" + *twin + "\"");
+  for (const auto& given : s.reference_volumes) {
+    const std::string& name = given.first;
+    const double volume = given.second;
+    if (std::none_of(s.spec_parts.begin(), s.spec_parts.end(), [&](const SpecPart& p) { return p.name == name; }))
+      throw Error(ErrorCode::badarg, "--reference-volume " + name + ": the run has no spec part named \"" + name +
+                                         "\" (built-in parts and meshes have their own volumes)");
+    if (!std::isfinite(volume) || !(volume > 0))
+      throw Error(ErrorCode::badarg, "--reference-volume " + name + ": the volume must be finite and > 0");
+  }
+  std::vector<std::string> mesh_names = builtin_mesh_names(s);
+  for (const std::string& file : s.mesh_files) mesh_names.push_back(std::filesystem::path(file).stem().string());
+  std::sort(mesh_names.begin(), mesh_names.end());
+  if (auto twin = std::adjacent_find(mesh_names.begin(), mesh_names.end()); twin != mesh_names.end())
+    throw Error(ErrorCode::badarg, "two mesh parts are named \"" + *twin + "\" (a part is named after its file's stem)");
 }
 
 namespace {
+
+nlohmann::json reference_volumes_json(const RunSettings& s) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [name, volume] : s.reference_volumes) out[name] = volume;
+  return out;
+}
 
 nlohmann::json settings_json(const RunSettings& s, const RunContext& context) {
   nlohmann::json storages = nlohmann::json::array(), parts = nlohmann::json::array(),
@@ -217,6 +301,8 @@ nlohmann::json settings_json(const RunSettings& s, const RunContext& context) {
           {"spec_parts", spec_parts},
           {"mesh_parts", builtin_mesh_names(s)},
           {"mesh_files", s.mesh_files},
+          {"allow_open", s.allow_open},
+          {"reference_volumes", reference_volumes_json(s)},
           {"h", s.h},
           {"h_hex", hex_float(s.h)},
           {"h_series", h_series},
@@ -262,6 +348,17 @@ void put_model_settings(nlohmann::json& section, const RunSettings& s, RunContex
   section["h_power_of_two"] = std::frexp(s.h, &exponent) == 0.5;
 }
 
+/// Why a calculation on formula parts lists a mesh part as skipped.
+constexpr const char* kMeshGridNotAudited =
+    "a mesh part: this calculation audits grids baked from formula parts, whose exact node values the "
+    "reference evaluates; grids baked from a mesh are audited by the mesh calculations";
+
+nlohmann::json skipped_parts_json(const std::vector<SkippedPart>& parts) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const SkippedPart& p : parts) out.push_back({{"part", p.part}, {"reason", p.reason}});
+  return out;
+}
+
 bool selected(const RunSettings& s, std::string_view id) {
   return s.calculations.empty() || std::find(s.calculations.begin(), s.calculations.end(), id) != s.calculations.end();
 }
@@ -282,6 +379,10 @@ RunSettings settings_from_report(const nlohmann::json& section) {
       s.spec_parts.push_back({p.at("name").get<std::string>(), p.at("file").get<std::string>(), p.at("spec")});
     s.mesh_parts = section.at("mesh_parts").get<std::vector<std::string>>();
     s.mesh_files = section.at("mesh_files").get<std::vector<std::string>>();
+    s.allow_open = section.value("allow_open", false);
+    if (section.contains("reference_volumes"))
+      for (const auto& [name, volume] : section.at("reference_volumes").items())
+        s.reference_volumes.emplace_back(name, volume.get<double>());
     s.h = section.at("h").get<double>();
     s.h_series = section.at("h_series").get<std::vector<double>>();
     s.band = section.at("band").get<double>();
@@ -312,6 +413,11 @@ nlohmann::json run_audit(const RunSettings& settings, Progress& progress) {
     if (!selected(settings, calculation.id)) continue;
     const auto calculation_started = std::chrono::steady_clock::now();
     const std::vector<CalculationResult> results = calculation.run(context);
+    std::vector<SkippedPart> skipped = context.take_skipped_parts();
+    if (calculation.parts_taken == PartsTaken::formula)
+      for (const std::string& name : context.mesh_part_names()) context.skip_part(name, kMeshGridNotAudited);
+    for (SkippedPart& s : context.take_skipped_parts()) skipped.push_back(std::move(s));
+    const std::vector<SkippedPart> untrusted = context.take_untrusted_parts();
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - calculation_started).count();
     std::size_t evaluations = 0;
@@ -319,6 +425,8 @@ nlohmann::json run_audit(const RunSettings& settings, Progress& progress) {
       for (const StratumCount& s : result.strata) evaluations += s.count;
     for (const CalculationResult& result : results) {
       nlohmann::json entry = calculation_json(calculation, result, settings.source_dir);
+      entry["parts_skipped"] = skipped_parts_json(skipped);
+      if (!untrusted.empty()) entry["sign_untrusted"] = skipped_parts_json(untrusted);
       entry["properties"] = property_coverage(ctest_listing, calculation.id);
       const std::vector<GateCheck> checks = check_entry(entry, budgets, settings_section);
       entry["gate"] = gate_json(checks);

@@ -97,7 +97,16 @@ constexpr const char* kRunHelp = R"(usage: distgrid-audit run --out FILE [option
   --spec FILE        a user's formula part from a JSON spec (repeatable; the
                      default formula parts are then left out unless named)
   --mesh FILE        a user's mesh part, STL, OBJ or PLY (repeatable; the
-                     built-in meshes are then left out unless named)
+                     built-in meshes are then left out unless named); the mesh
+                     calculations audit it, and each calculation lists the parts
+                     it did not audit, with the reason, in parts_skipped
+  --allow-open       accept an open, non-manifold or inconsistently oriented
+                     --mesh (refused with openmesh otherwise); every result that
+                     depends on its inside is then marked sign_untrusted
+  --reference-volume NAME=V  the known volume of spec part NAME (repeatable):
+                     the reference of its method error; without one the
+                     method error of a spec part's volume is estimated by
+                     Richardson extrapolation (bakes at h, h/2, h/4), labelled
   --h H[,H...]       voxel size, or a refinement series whose first value is
                      the h every calculation bakes at (default 1/64; decimal
                      or hex-float)
@@ -257,8 +266,8 @@ int run_command(int argc, char** argv) {
   const Arguments args = Arguments::parse(
       argc, argv,
       {"--storage", "--part", "--calc", "--only", "--spec", "--mesh", "--h", "--band", "--seed", "--inputs",
-       "--shard", "--threads", "--properties", "--budgets", "--source-dir", "--out"},
-      {"--quick"});
+       "--shard", "--threads", "--properties", "--budgets", "--source-dir", "--out", "--reference-volume"},
+      {"--quick", "--allow-open"});
   if (args.help) {
     std::fputs(kRunHelp, stdout);
     return 0;
@@ -281,9 +290,19 @@ int run_command(int argc, char** argv) {
     else throw UsageError{"--part: unknown part '" + name + "' (see 'list')"};
   }
   for (const std::string& file : args.all("--spec")) settings.spec_parts.push_back(read_spec_part(file));
+  settings.allow_open = args.has_flag("--allow-open");
   for (const std::string& file : args.all("--mesh")) {
-    (void)distgrid::read_mesh(file);  // badfile or badmesh now, not after the formula calculations
+    // badfile, badmesh or openmesh naming the file now, not after the formula calculations.
+    (void)distgrid::prepare_mesh(distgrid::read_mesh(file), file, settings.allow_open);
     settings.mesh_files.push_back(file);
+  }
+  for (const std::string& given : args.all("--reference-volume")) {
+    const std::string::size_type equals = given.find('=');
+    if (equals == std::string::npos || equals == 0)
+      throw UsageError{"--reference-volume expects NAME=V, got '" + given + "'"};
+    const double volume = parse_finite(given.substr(equals + 1), "--reference-volume");
+    if (!(volume > 0)) throw UsageError{"--reference-volume: the volume must be > 0, got '" + given + "'"};
+    settings.reference_volumes.emplace_back(given.substr(0, equals), volume);
   }
   settings.calculations = args.all("--calc");
   if (auto only = args.get("--only"))

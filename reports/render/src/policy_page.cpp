@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <set>
 #include <vector>
@@ -274,7 +275,17 @@ class PageWriter {
     std::string storages;
     for (const json& st : array_of(s, "storage")) storages += (storages.empty() ? "" : ", ") + generic_html(st);
     std::string parts;
-    for (const json& p : array_of(s, "parts")) parts += (parts.empty() ? "" : ", ") + generic_html(p);
+    const auto add_part = [&](const std::string& name, const std::string& from) {
+      parts += (parts.empty() ? "" : ", ") + escape(name) + (from.empty() ? "" : " (" + escape(from) + ")");
+    };
+    // The parts really audited: default formula parts, spec files, built-in meshes and mesh files.
+    for (const json& p : array_of(s, "parts"))
+      if (p.is_string()) add_part(p.get<std::string>(), "");
+    for (const json& p : array_of(s, "spec_parts")) add_part(text_of(p, "name", "?"), "spec " + text_of(p, "file", "?"));
+    for (const json& p : array_of(s, "mesh_parts"))
+      if (p.is_string()) add_part(p.get<std::string>(), "built-in mesh");
+    for (const json& p : array_of(s, "mesh_files"))
+      if (p.is_string()) add_part(std::filesystem::path(p.get<std::string>()).stem().string(), "mesh " + p.get<std::string>());
     html_ += "<p class=\"meta\">Measured by " + escape(tool ? text_of(*tool, "name", "distgrid-audit") : "distgrid-audit") +
              " " + escape(tool ? text_of(*tool, "version", "?") : "?") + " at revision <code>" +
              escape(build_info ? text_of(*build_info, "git_revision", "unknown") : "unknown") +
@@ -502,10 +513,43 @@ class PageWriter {
     }
     html_ += "</p>\n<p class=\"formula\">" + escape(text_of(first, "formula", "no formula in the report")) + "</p>\n";
     explanation(first);
+    part_reasons(first, "parts_skipped", "Parts not audited by this calculation");
+    part_reasons(first, "sign_untrusted", "Untrusted: results that depend on the inside of");
+    estimated_references(first);
     source_code(first);
     properties(first);
     for (const json* entry : c.entries) storage_block(c.id, *entry);
     html_ += "</article>\n";
+  }
+
+  /// A flagged list of parts with reasons (parts_skipped, sign_untrusted); nothing when empty.
+  void part_reasons(const json& entry, const char* key, const char* heading) {
+    const json& parts = array_of(entry, key);
+    if (parts.empty()) return;
+    html_ += "<p class=\"note\"><span class=\"flag\">" + escape(heading) + "</span></p>\n<ul class=\"note\">";
+    for (const json& p : parts)
+      html_ += "<li><code>" + escape(text_of(p, "part", "?")) + "</code>: " + escape(text_of(p, "reason", "?")) + "</li>";
+    html_ += "</ul>\n";
+  }
+
+  /// Parts whose method error is against an estimate (details.by_part rows with
+  /// method_estimated), flagged with the estimate and its uncertainty.
+  void estimated_references(const json& entry) {
+    const json* details = member(entry, "details");
+    if (!details) return;
+    std::string items;
+    for (const json& row : array_of(*details, "by_part")) {
+      const json* flag = member(row, "method_estimated");
+      const json* estimate = member(row, "method_estimate");
+      if (!flag || !flag->is_boolean() || !flag->get<bool>() || !estimate || !estimate->is_object()) continue;
+      items += "<li><code>" + escape(text_of(row, "part", "?")) + "</code>: method error against an estimated " +
+               "volume " + number_or(*estimate, "estimate", "?", 10) + " &plusmn; " +
+               number_or(*estimate, "uncertainty", "?", 3) + " (" + escape(text_of(*estimate, "method", "?")) +
+               ", order " + number_or(*estimate, "order", "not observed", 3) + "), not an analytic volume</li>";
+    }
+    if (items.empty()) return;
+    html_ += "<p class=\"note\"><span class=\"flag\">Estimated references</span></p>\n<ul class=\"note\">" + items +
+             "</ul>\n";
   }
 
   void explanation(const json& entry) {
@@ -697,15 +741,12 @@ class PageWriter {
         if (member(*e, unit)) parts += (parts.empty() ? "" : ", ") + number_or(*e, unit) + " " + unit;
       if (!parts.empty()) html_ += ", off by " + parts;
     }
-    html_ += ". Replay: <code>" + escape(replay_command(id, storage, w)) + "</code></p>\n";
+    html_ += ". Replay: <code>" + escape(replay_command(id, storage)) + "</code></p>\n";
   }
 
-  std::string replay_command(const std::string& id, const std::string& storage, const json& record) const {
-    std::string command = "distgrid-audit replay " + options_.report_name + " --calc " + id + " --storage " + storage +
-                          " --generator " + text_of(record, "generator", "?") + " --index " +
-                          number_or(record, "index", "?");
-    if (member(record, "part")) command += " --part " + text_of(record, "part");
-    return command;
+  /// The command that recomputes the error's worst input (rank 1), as replay accepts it.
+  std::string replay_command(const std::string& id, const std::string& storage) const {
+    return "distgrid-audit replay " + options_.report_name + " --calc " + id + " --storage " + storage + " --rank 1";
   }
 
   void gate(const json& entry) {

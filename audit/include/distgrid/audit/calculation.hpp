@@ -105,6 +105,12 @@ double replay_double(const ReplayRequest& request, std::string_view name);
 /// The named value read as a whole number; badarg when not one.
 std::int64_t replay_integer(const ReplayRequest& request, std::string_view name);
 
+/// The kind of the run's parts a calculation draws from. A calculation on
+/// formula parts lists every mesh part of the run in its entry's parts_skipped
+/// (it audits grids baked from formulas only); a mesh calculation lists there
+/// the mesh parts it cannot use, with the reason (RunContext::skip_part).
+enum class PartsTaken { none, formula, mesh };
+
 struct Calculation {
   std::string_view id;
   std::string_view title;
@@ -129,6 +135,7 @@ struct Calculation {
   /// The policy page's limits say, from this calculation's per-generator table
   /// (details.by_part_and_generator), how far from the origin it stays within budget.
   bool page_sampling_range = false;
+  PartsTaken parts_taken = PartsTaken::none;
 };
 
 /// The registry, in report order (audit/calculations/registry.cpp).

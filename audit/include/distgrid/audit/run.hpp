@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -19,6 +20,7 @@
 #include "distgrid/field.hpp"
 #include "distgrid/grid.hpp"
 #include "distgrid/mesh_parts.hpp"
+#include "distgrid/mesh_prepare.hpp"
 
 namespace distgrid::audit {
 
@@ -61,6 +63,13 @@ struct RunSettings {
   std::vector<std::string> mesh_parts;
   /// A user's mesh files (--mesh FILE), read in RunContext.
   std::vector<std::string> mesh_files;
+  /// --allow-open: accept a user's mesh that is open, non-manifold or
+  /// inconsistently oriented (else Error(openmesh) naming the file); every
+  /// result that depends on its sign is then marked untrusted.
+  bool allow_open = false;
+  /// --reference-volume NAME=V: a spec part's known volume, the reference of its
+  /// method error (else estimated by Richardson extrapolation, grid.volume).
+  std::vector<std::pair<std::string, double>> reference_volumes;
   std::vector<std::string> calculations;  ///< registry ids; empty: all of them
   /// The primary voxel size: every calculation bakes at h.
   double h = 1.0 / 64;
@@ -87,6 +96,15 @@ struct RunSettings {
 struct MeshSubject {
   MeshPart part;        ///< name, description, mesh, polyhedral volume
   std::string source;   ///< "built-in" or the file as given
+  /// Empty for a closed, consistently oriented mesh; otherwise why its inside and
+  /// outside (every sign, every parity) cannot be trusted (only with --allow-open).
+  std::string sign_untrusted;
+};
+
+/// A part a calculation did not audit, and why (a report entry's parts_skipped).
+struct SkippedPart {
+  std::string part;
+  std::string reason;
 };
 
 /// The most triangles a mesh part may have for the calculations whose exact
@@ -159,10 +177,26 @@ class RunContext {
   /// Mesh parts: the user's files when given (plus named built-in meshes),
   /// else the built-in meshes. Built or read on first use; not thread-safe.
   std::size_t mesh_part_count();
+  /// The mesh parts' names in run order, without reading or building them.
+  std::vector<std::string> mesh_part_names() const;
   const MeshSubject& mesh_part(std::size_t n);
   /// The mesh parts with at most `max_triangles` triangles, in run order: those a
   /// calculation whose reference visits every triangle per input can afford.
+  /// Lists every larger mesh part as skipped by the calculation running (skip_part).
   std::vector<const MeshSubject*> mesh_parts_up_to(std::size_t max_triangles);
+  /// The mesh part of this name; Error(badarg) when the run has none (replay).
+  const MeshSubject& mesh_part_named(std::string_view name);
+  /// prepare_mesh of a mesh part, allowing an open mesh only where the run does.
+  static PreparedMesh prepare(const MeshSubject& mesh);
+
+  /// Records that the calculation running does not audit `part`, and why; once per part.
+  void skip_part(std::string part, std::string reason);
+  /// Records that a result of the calculation running depends on the sign of a
+  /// mesh part whose sign cannot be trusted (MeshSubject::sign_untrusted); once per part.
+  void mark_untrusted(const MeshSubject& mesh);
+  /// What skip_part and mark_untrusted recorded since the last call, and clears it.
+  std::vector<SkippedPart> take_skipped_parts();
+  std::vector<SkippedPart> take_untrusted_parts();
 
  private:
   void load_mesh_parts();
@@ -173,6 +207,7 @@ class RunContext {
   std::vector<std::unique_ptr<DefaultPart>> spec_parts_;  // stable addresses for PartSubject
   std::vector<PartSubject> parts_;
   std::optional<std::vector<MeshSubject>> mesh_parts_;
+  std::vector<SkippedPart> skipped_, untrusted_;
 };
 
 /// Throws distgrid::Error(badarg) naming the problem for settings no run accepts.
