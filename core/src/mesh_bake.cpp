@@ -196,7 +196,7 @@ const Vec3& pseudo_normal(const PreparedMesh& mesh, std::uint32_t t, TriangleFea
                                         const Vec3& p) noexcept {
   const TriangleData& tri = data[t];
   const ClosestPoint q = closest_point_on_triangle(p, tri.a, tri.b, tri.c);
-  const double along_normal = dot3(sub3(p, q.point), pseudo_normal(mesh, t, q.feature));
+  const double along_normal = dot3(q.offset, pseudo_normal(mesh, t, q.feature));
   const double d = std::sqrt(q.distance_squared);
   return along_normal < 0 ? -d : d;
 }
@@ -215,16 +215,18 @@ struct LanePoints {
   Lanes x, y, z;
 };
 
-/// start + t * (end - start) per coordinate, or start where t <= 0 and end where
-/// t >= 1: detail::lerp3 per lane.
+/// p's offset from the point start + t * edge of an edge, given p's offsets from
+/// the edge's start (`from_start`) and end (`from_end`): from_start - t * edge, or
+/// from_start where t <= 0 and from_end where t >= 1 (detail::offset_from per lane).
 /// (Results through references: returning a vector by value would tie the ABI to AVX.)
-inline void lerp_lanes(const LanePoints& start, const LanePoints& end, const Lanes& t, LanePoints& point) noexcept {
+inline void offset_lanes(const LanePoints& from_start, const LanePoints& edge, const Lanes& t,
+                         const LanePoints& from_end, LanePoints& offset) noexcept {
   const Lanes zero{0, 0, 0, 0}, one{1, 1, 1, 1};
   const LaneMask at_start = t <= zero, at_end = t >= one;
-  const Lanes x = start.x + t * (end.x - start.x), y = start.y + t * (end.y - start.y), z = start.z + t * (end.z - start.z);
-  point.x = at_start ? start.x : (at_end ? end.x : x);
-  point.y = at_start ? start.y : (at_end ? end.y : y);
-  point.z = at_start ? start.z : (at_end ? end.z : z);
+  const Lanes x = from_start.x - t * edge.x, y = from_start.y - t * edge.y, z = from_start.z - t * edge.z;
+  offset.x = at_start ? from_start.x : (at_end ? from_end.x : x);
+  offset.y = at_start ? from_start.y : (at_end ? from_end.y : y);
+  offset.z = at_start ? from_start.z : (at_end ? from_end.z : z);
 }
 
 /// signed_distance for four nodes (lane i: node p[i], triangle t[i]) at once:
@@ -275,22 +277,25 @@ std::array<double, 4> signed_distances(const PreparedMesh& mesh, const std::vect
   const LaneMask fallback = (region_ab & ~(denominator_ab > zero)) | (region_ca & ~(denominator_ca > zero)) |
                             (region_bc & ~(denominator_bc > zero)) | (~taken & ~((nn > zero) & (nn < huge)));
 
-  LanePoints on_ab{}, on_ca{}, on_bc{};
-  lerp_lanes(a, b, d1 / denominator_ab, on_ab);
-  lerp_lanes(a, c, d2 / denominator_ca, on_ca);
-  lerp_lanes(b, c, towards_c / denominator_bc, on_bc);
+  // p minus its closest point, from p's offsets to the corners as
+  // closest_point_on_triangle computes it (never from the point's world
+  // coordinates, which round by an ulp of |p| far from the origin).
+  LanePoints from_ab{}, from_ca{}, from_bc{};
+  const LanePoints ap{apx, apy, apz}, bp{bpx, bpy, bpz}, cp{cpx, cpy, cpz};
+  offset_lanes(ap, {abx, aby, abz}, d1 / denominator_ab, bp, from_ab);
+  offset_lanes(ap, {acx, acy, acz}, d2 / denominator_ca, cp, from_ca);
+  offset_lanes(bp, {c.x - b.x, c.y - b.y, c.z - b.z}, towards_c / denominator_bc, cp, from_bc);
   const Lanes along = (nx * apx + ny * apy + nz * apz) / nn;
-  const LanePoints on_face{p.x - along * nx, p.y - along * ny, p.z - along * nz};
+  const LanePoints from_face{along * nx, along * ny, along * nz};
   auto choose = [&](Lanes& q, const Lanes& on_a, const Lanes& on_b, const Lanes& edge_ab, const Lanes& on_c,
                     const Lanes& edge_ca, const Lanes& edge_bc, const Lanes& face) {
     q = in_a ? on_a
              : (in_b ? on_b : (region_ab ? edge_ab : (in_c ? on_c : (region_ca ? edge_ca : (region_bc ? edge_bc : face)))));
   };
-  Lanes qx, qy, qz;
-  choose(qx, a.x, b.x, on_ab.x, c.x, on_ca.x, on_bc.x, on_face.x);
-  choose(qy, a.y, b.y, on_ab.y, c.y, on_ca.y, on_bc.y, on_face.y);
-  choose(qz, a.z, b.z, on_ab.z, c.z, on_ca.z, on_bc.z, on_face.z);
-  const Lanes dx = p.x - qx, dy = p.y - qy, dz = p.z - qz;
+  Lanes dx, dy, dz;
+  choose(dx, ap.x, bp.x, from_ab.x, cp.x, from_ca.x, from_bc.x, from_face.x);
+  choose(dy, ap.y, bp.y, from_ab.y, cp.y, from_ca.y, from_bc.y, from_face.y);
+  choose(dz, ap.z, bp.z, from_ab.z, cp.z, from_ca.z, from_bc.z, from_face.z);
   const Lanes distance_squared = dx * dx + dy * dy + dz * dz;
 
   std::array<double, 4> result{};

@@ -23,8 +23,12 @@ using Vec3 = std::array<double, 3>;
 
 struct ClosestPoint {
   Vec3 point{0, 0, 0};
-  double distance_squared = 0;  ///< |p - point|^2
+  double distance_squared = 0;  ///< |offset|^2
   TriangleFeature feature = TriangleFeature::face;
+  /// p - point, computed from p's offsets to the corners (never from `point`'s
+  /// world coordinates, which round by an ulp of |point|): the direction a sign
+  /// test reads, as accurate far from the origin as near it.
+  Vec3 offset{0, 0, 0};
 };
 
 namespace detail {
@@ -39,9 +43,16 @@ inline Vec3 lerp3(const Vec3& start, const Vec3& end, double t) noexcept {
   if (t >= 1) return end;
   return {start[0] + t * (end[0] - start[0]), start[1] + t * (end[1] - start[1]), start[2] + t * (end[2] - start[2])};
 }
-inline ClosestPoint finish(const Vec3& p, const Vec3& q, TriangleFeature feature) noexcept {
-  const Vec3 d = sub3(p, q);
-  return {q, dot3(d, d), feature};
+/// The closest point q and the squared length of p - q, that difference given
+/// as computed from vectors relative to the triangle's corners: p - q from q's
+/// world coordinates would round by an ulp of |q|, which far from the origin is
+/// far more than the distance's own rounding.
+inline ClosestPoint finish(const Vec3& q, const Vec3& p_minus_q, TriangleFeature feature) noexcept {
+  return {q, dot3(p_minus_q, p_minus_q), feature, p_minus_q};
+}
+/// sp - t se: p's offset from the point s + t se of a segment or edge.
+inline Vec3 offset_from(const Vec3& sp, const Vec3& se, double t) noexcept {
+  return {sp[0] - t * se[0], sp[1] - t * se[1], sp[2] - t * se[2]};
 }
 
 /// Closest point on segment [s, e]; feature is the start corner, the edge or the end corner.
@@ -49,9 +60,10 @@ inline ClosestPoint closest_on_segment(const Vec3& p, const Vec3& s, const Vec3&
                                        TriangleFeature edge, TriangleFeature end_corner) noexcept {
   const Vec3 se = sub3(e, s), sp = sub3(p, s);
   const double along = dot3(se, sp), length_squared = dot3(se, se);
-  if (!(along > 0) || !(length_squared > 0)) return finish(p, s, start_corner);
-  if (along >= length_squared) return finish(p, e, end_corner);
-  return finish(p, lerp3(s, e, along / length_squared), edge);
+  if (!(along > 0) || !(length_squared > 0)) return finish(s, sp, start_corner);
+  if (along >= length_squared) return finish(e, sub3(p, e), end_corner);
+  const double t = along / length_squared;
+  return finish(lerp3(s, e, t), offset_from(sp, se, t), edge);
 }
 
 /// Degenerate triangles: the nearest of the three edges (ties to ab, then bc, then ca).
@@ -74,27 +86,33 @@ inline ClosestPoint closest_point_on_triangle(const Vec3& p, const Vec3& a, cons
   using F = TriangleFeature;
   const Vec3 ab = sub3(b, a), ac = sub3(c, a), ap = sub3(p, a);
   const double d1 = dot3(ab, ap), d2 = dot3(ac, ap);
-  if (d1 <= 0 && d2 <= 0) return finish(p, a, F::corner_a);
+  if (d1 <= 0 && d2 <= 0) return finish(a, ap, F::corner_a);
 
   const Vec3 bp = sub3(p, b);
   const double d3 = dot3(ab, bp), d4 = dot3(ac, bp);
-  if (d3 >= 0 && d4 <= d3) return finish(p, b, F::corner_b);
+  if (d3 >= 0 && d4 <= d3) return finish(b, bp, F::corner_b);
 
   const double vc = d1 * d4 - d3 * d2;
   if (vc <= 0 && d1 >= 0 && d3 <= 0) {
     const double denominator = d1 - d3;  // = |ab|^2 > 0 unless ab has zero length
-    if (denominator > 0) return finish(p, detail::lerp3(a, b, d1 / denominator), F::edge_ab);
+    if (denominator > 0) {
+      const double t = d1 / denominator;
+      return finish(detail::lerp3(a, b, t), detail::offset_from(ap, ab, t), F::edge_ab);
+    }
     return detail::closest_on_boundary(p, a, b, c);
   }
 
   const Vec3 cp = sub3(p, c);
   const double d5 = dot3(ab, cp), d6 = dot3(ac, cp);
-  if (d6 >= 0 && d5 <= d6) return finish(p, c, F::corner_c);
+  if (d6 >= 0 && d5 <= d6) return finish(c, cp, F::corner_c);
 
   const double vb = d5 * d2 - d1 * d6;
   if (vb <= 0 && d2 >= 0 && d6 <= 0) {
     const double denominator = d2 - d6;  // = |ac|^2
-    if (denominator > 0) return finish(p, detail::lerp3(a, c, d2 / denominator), F::edge_ca);
+    if (denominator > 0) {
+      const double t = d2 / denominator;
+      return finish(detail::lerp3(a, c, t), detail::offset_from(ap, ac, t), F::edge_ca);
+    }
     return detail::closest_on_boundary(p, a, b, c);
   }
 
@@ -102,7 +120,10 @@ inline ClosestPoint closest_point_on_triangle(const Vec3& p, const Vec3& a, cons
   const double towards_c = d4 - d3, towards_b = d5 - d6;
   if (va <= 0 && towards_c >= 0 && towards_b >= 0) {
     const double denominator = towards_c + towards_b;  // = |bc|^2
-    if (denominator > 0) return finish(p, detail::lerp3(b, c, towards_c / denominator), F::edge_bc);
+    if (denominator > 0) {
+      const double t = towards_c / denominator;
+      return finish(detail::lerp3(b, c, t), detail::offset_from(bp, sub3(c, b), t), F::edge_bc);
+    }
     return detail::closest_on_boundary(p, a, b, c);
   }
 
@@ -112,7 +133,7 @@ inline ClosestPoint closest_point_on_triangle(const Vec3& p, const Vec3& a, cons
   const double nn = dot3(n, n);
   if (!(nn > 0) || !(nn < 1e300)) return detail::closest_on_boundary(p, a, b, c);
   const double t = dot3(n, ap) / nn;
-  return finish(p, {p[0] - t * n[0], p[1] - t * n[1], p[2] - t * n[2]}, F::face);
+  return finish({p[0] - t * n[0], p[1] - t * n[1], p[2] - t * n[2]}, {t * n[0], t * n[1], t * n[2]}, F::face);
 }
 
 /// Lower-case name of a feature ("face", "edge_ab", ..., "corner_c").
