@@ -56,11 +56,11 @@ std::vector<std::array<double, 3>> shell_points() {
 
 template <class S>
 void BM_ReferenceSphereFormula(benchmark::State& state) {
-  const Field<S>& field = sphere_field<S>();
+  const ref::FormulaShape<S> sphere(sphere_field<S>(), true);
   const auto points = shell_points();
   std::size_t n = 0;
   for (auto _ : state) {
-    benchmark::DoNotOptimize(ref::exact_point_value(field, points[n], kH, kBand));
+    benchmark::DoNotOptimize(ref::exact_point_value(sphere, points[n], kH, kBand));
     n = (n + 1) % points.size();
   }
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()));

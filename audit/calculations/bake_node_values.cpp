@@ -36,13 +36,15 @@ Calculation bake_node_values() {
                 "with bake_brick at h'",
       .implementation = "bake (bake_brick) through the run's grids, read with the audit's own key map",
       .reference = "clamp(f(i h), +-band h) in high precision at exact positions: Field<double> for the error, "
-                   "Field<S> (the formula with its data as stored) for the arithmetic",
+                   "Field<S> (the formula with its data as stored) for the arithmetic; for a mesh part the exact "
+                   "signed distance to its triangles (reference/mesh_distance.hpp) for both",
       .errors = "error: stored value vs high precision (Field<double>), in h and in ulps of band h. arithmetic: the "
-                "core's double before storage vs high precision of the same formula; storage: stored vs that double. "
-                "No method error: a node value is the formula's value (null).",
+                "core's double before storage (a mesh part: its double grid's node) vs high precision of the same "
+                "formula (or distance); storage: stored vs that double. No method error: a node value is the "
+                "formula's value (null).",
       .run = &run_stratified<BakeNodeValues>,
       .replay = &replay_stratified<BakeNodeValues>,
-      .parts_taken = PartsTaken::formula,
+      .parts_taken = PartsTaken::grid,
   };
 }
 
@@ -76,8 +78,16 @@ struct BakeNodeValues : OnBakedParts {
   using Outcome = Measured;
 
   using OnBakedParts::OnBakedParts;
+  /// A mesh part's double grid is the core's double before storage.
+  std::vector<PartUnit<BakedPart>> parts(RunContext& context) const { return baked_part_units(context, true); }
   std::size_t inputs_per_generator(const RunSettings& settings) const { return settings.inputs; }
   void start(CalculationResult& r) const { start_errors_in_h(r, false); }
+
+  std::string skip_reason(const BakedPart& part, const Generator<Kind>& generator) const {
+    if (generator.kind != Kind::other_h || part.part->is_formula()) return {};
+    return "bake_brick evaluates a formula at another voxel size; a mesh part's bricks are baked by bake_mesh, "
+           "whose node values at the run's h the other generators audit";
+  }
 
   NodeInput generate(const BakedPart& part, const Generator<Kind>& generator, std::uint64_t seed, std::uint64_t index,
                      bool& fallback) const {
@@ -88,8 +98,8 @@ struct BakeNodeValues : OnBakedParts {
       return Node{std::llround(p[0] / voxel), std::llround(p[1] / voxel), std::llround(p[2] / voxel)};
     };
     const auto value_at = [&](const Node& n) {
-      return part.exact->eval<double>(static_cast<double>(n[0]) * voxel, static_cast<double>(n[1]) * voxel,
-                                      static_cast<double>(n[2]) * voxel);
+      return part.exact->approximate(static_cast<double>(n[0]) * voxel, static_cast<double>(n[1]) * voxel,
+                                     static_cast<double>(n[2]) * voxel);
     };
     Node node{};
     for (int t = 0; t < kTries; ++t) {
@@ -132,11 +142,21 @@ struct BakeNodeValues : OnBakedParts {
             } else {
               value = g.nodes.value(n[0], n[1], n[2]);
             }
-            const double raw = g.field->template eval<double>(static_cast<double>(n[0]) * voxel,
-                                                              static_cast<double>(n[1]) * voxel,
-                                                              static_cast<double>(n[2]) * voxel);
-            const double core_double = std::min(std::max(raw, -band_width), band_width);
-            const HighPrecision same_formula = reference::exact_node_value(*g.field, n[0], n[1], n[2], voxel, band);
+            // The core's double before storage, and its own exact value: the
+            // formula with its data as stored, or for a mesh its double grid's
+            // node and the exact distance.
+            double core_double = 0;
+            HighPrecision same_formula = exact;
+            if (g.field) {
+              const double raw = g.field->template eval<double>(static_cast<double>(n[0]) * voxel,
+                                                                static_cast<double>(n[1]) * voxel,
+                                                                static_cast<double>(n[2]) * voxel);
+              core_double = std::min(std::max(raw, -band_width), band_width);
+              same_formula = reference::exact_node_value(reference::FormulaShape<S>(*g.field, false), n[0], n[1],
+                                                         n[2], voxel, band);
+            } else {
+              core_double = part.mesh_doubles->value(n[0], n[1], n[2]);
+            }
             out.by_storage.push_back({distance_error(HighPrecision(value), exact, voxel, band_width),
                                       distance_error(HighPrecision(core_double), same_formula, voxel, band_width),
                                       distance_error(HighPrecision(value), HighPrecision(core_double), voxel, band_width),

@@ -51,7 +51,7 @@ Calculation bake_plan() {
                 "ulps of the exact index as a double; no arithmetic / storage / method split (nothing is read back).",
       .run = &run,
       .replay = &replay,
-      .parts_taken = PartsTaken::formula,
+      .parts_taken = PartsTaken::grid,
   };
 }
 
@@ -215,29 +215,21 @@ struct WitnessVerdict {
   double margin_ulps = std::numeric_limits<double>::infinity();
 };
 
-template <class S>
-WitnessVerdict judge_witnesses(const Field<S>& field, const std::vector<Point>& points, double band_width,
-                               BallClass core) {
+/// The verdict on witness values `fast` (in double) at `points`, re-evaluated
+/// by `exact(p)` in high precision where the double is near the band edge.
+template <class Exact>
+WitnessVerdict judge_values(const std::vector<Point>& points, const std::vector<double>& fast_values,
+                            const Exact& exact_at, double band_width, BallClass core) {
   bool any_band = false, any_above = false, any_below = false;
   double margin = std::numeric_limits<double>::infinity();
   const double ulp = ulp_of(band_width);
   const HighPrecision width(band_width);
-  // The double values first, by the bake's own batch path (bit for bit eval<double>).
-  std::vector<double> x, y, z, values(points.size());
-  for (const Point& p : points) {
-    x.push_back(p[0]);
-    y.push_back(p[1]);
-    z.push_back(p[2]);
-  }
-  FieldScratch scratch;
-  field.eval_batch(x, y, z, values, scratch);
   for (std::size_t n = 0; n < points.size(); ++n) {
     const Point& p = points[n];
-    const double fast = values[n];
+    const double fast = fast_values[n];
     double beyond_above = fast - band_width, beyond_below = -band_width - fast;
     if (std::fabs(std::fabs(fast) - band_width) < kRecheckRelative * band_width) {
-      const HighPrecision exact =
-          field.template eval<HighPrecision>(HighPrecision(p[0]), HighPrecision(p[1]), HighPrecision(p[2]));
+      const HighPrecision exact = exact_at(p);
       beyond_above = to_double(exact - width);
       beyond_below = to_double(-width - exact);
       any_band = any_band || (exact < width && exact > -width);
@@ -256,6 +248,24 @@ WitnessVerdict judge_witnesses(const Field<S>& field, const std::vector<Point>& 
   v.margin_ulps = margin;
   return v;
 }
+
+template <class S>
+WitnessVerdict judge_witnesses(const Field<S>& field, const std::vector<Point>& points, double band_width,
+                               BallClass core) {
+  // The double values by the bake's own batch path (bit for bit eval<double>).
+  std::vector<double> x, y, z, values(points.size());
+  for (const Point& p : points) {
+    x.push_back(p[0]);
+    y.push_back(p[1]);
+    z.push_back(p[2]);
+  }
+  FieldScratch scratch;
+  field.eval_batch(x, y, z, values, scratch);
+  return judge_values(points, values, [&](const Point& p) {
+    return field.template eval<HighPrecision>(HighPrecision(p[0]), HighPrecision(p[1]), HighPrecision(p[2]));
+  }, band_width, core);
+}
+
 
 /// The 512 nodes of brick b, positions as exact products i h (the node is the input).
 std::vector<Point> brick_nodes(const reference::BrickTriple& b, double h) {
@@ -392,6 +402,17 @@ ClassOutcome measure_skipped(const Field<S>& field, std::int64_t key, BallClass 
   return {class_name(read), judge_witnesses(field, brick_nodes(b, h), band_width, read)};
 }
 
+/// The same for a mesh part, whose values are the exact distances to its triangles.
+ClassOutcome measure_skipped(const reference::ExactShape& shape, std::int64_t key, BallClass read, double h,
+                             double band_width) {
+  const reference::BrickTriple b = reference::brick_of_stored_key(key);
+  std::vector<double> values(512);
+  shape.approximate_brick(8 * b[0], 8 * b[1], 8 * b[2], h, values.data());
+  return {class_name(read), judge_values(brick_nodes(b, h), values, [&](const Point& p) {
+            return shape.exact(HighPrecision(p[0]), HighPrecision(p[1]), HighPrecision(p[2]));
+          }, band_width, read)};
+}
+
 const char* const kDecisionNames[] = {"brick_range", "range_covers_nodes", "skipped_bricks", "ball"};
 
 std::vector<DecisionStats> make_decisions() {
@@ -432,6 +453,38 @@ PartPlan plan_part(const Field<S>& field, const RunSettings& s, unsigned threads
   return out;
 }
 
+/// A mesh part's bricks as its bake chose them, in the shape of a plan: the
+/// range of the mesh's box grown by band h (no node beyond it is within the
+/// band), the stored bricks as computed and the inside ones as inside.
+template <class S>
+PartPlan mesh_part_plan(PartSubject& part, Placement where, const RunSettings& s) {
+  const Grid<S>& grid = part.grid<S>(where);
+  const reference::MeshDistance& distance = static_cast<const reference::MeshShape&>(part.shape(where)).distance();
+  Box box;
+  for (std::size_t a = 0; a < 3; ++a) {
+    box.lo[a] = distance.lo()[a] - s.band * s.h;
+    box.hi[a] = distance.hi()[a] + s.band * s.h;
+  }
+  PartPlan out;
+  const std::array<std::int64_t, 6> range = plan_brick_range(box, s.h);
+  out.plan.h = s.h;
+  out.plan.band = s.band;
+  out.plan.lo = {range[0], range[1], range[2]};
+  out.plan.hi = {range[3], range[4], range[5]};
+  out.plan.bricks_considered = (range[3] - range[0] + 1) * (range[4] - range[1] + 1) * (range[5] - range[2] + 1);
+  out.plan.near_keys = grid.stored_keys();
+  std::sort(out.plan.near_keys.begin(), out.plan.near_keys.end());
+  out.plan.inside_keys = grid.inside_keys();
+  std::sort(out.plan.inside_keys.begin(), out.plan.inside_keys.end());
+  out.skipped = skipped_bricks_of(out.plan);
+  return out;
+}
+
+/// Why bake.plan draws no balls around a mesh part's bricks.
+constexpr const char* kMeshBallsNotDrawn =
+    "the ball test is Field::classify of the formula bake; a mesh bake keeps the bricks its triangles reach, whose "
+    "skipped bricks skipped_border and skipped_other check";
+
 InputRecord brick_record(std::uint64_t seed, const char* generator, std::uint64_t index, const std::string& part,
                          Placement where, std::int64_t key) {
   const reference::BrickTriple b = reference::brick_of_stored_key(key);
@@ -461,9 +514,10 @@ void run_classification(RunContext& context, PartSubject& part, CalculationResul
   const double band_width = s.band * s.h;
   const std::string& name = part.part().name;
   std::uint64_t misses = 0;
+  if (part.mesh()) context.mark_untrusted(*part.mesh());
   for (Placement where : {Placement::origin, Placement::far}) {
-    const Field<S>& field = part.field<S>(where);
-    const PartPlan pp = plan_part(field, s, context.threads());
+    const PartPlan pp = part.is_formula() ? plan_part(part.field<S>(where), s, context.threads())
+                                          : mesh_part_plan<S>(part, where, s);
     for (int group = 0; group < 2; ++group) {
       const char* generator = group == 0 ? "skipped_border" : "skipped_other";
       // Every shard plans the whole part and measures its share of the bricks.
@@ -473,7 +527,9 @@ void run_classification(RunContext& context, PartSubject& part, CalculationResul
       context.progress().begin(std::string(kId) + " " + name + " " + generator, range.size());
       parallel_for(range.size(), context.threads(), context.progress(), [&](std::size_t k) {
         const std::size_t n = range.first + k;
-        outcomes[k] = measure_skipped(field, bricks[n].first, bricks[n].second, s.h, band_width);
+        outcomes[k] = part.is_formula()
+                          ? measure_skipped(part.field<S>(where), bricks[n].first, bricks[n].second, s.h, band_width)
+                          : measure_skipped(part.shape(where), bricks[n].first, bricks[n].second, s.h, band_width);
       });
       context.progress().end();
       const std::size_t stratum = 0 + static_cast<std::size_t>(group);
@@ -496,9 +552,13 @@ void run_classification(RunContext& context, PartSubject& part, CalculationResul
   }
   for (std::size_t si = 0; si < std::size(kBallStrata); ++si) {
     const BallStratum& stratum = kBallStrata[si];
+    if (!part.is_formula()) {
+      context.skip_part(name, kMeshBallsNotDrawn, stratum.name);
+      continue;
+    }
     const Field<double>& draw_field = part.field<double>(stratum.where);
     const Field<S>& field = part.field<S>(stratum.where);
-    const Box box = part_draw_box(draw_field, part.grid<S>(stratum.where), s.h, s.band, name);
+    const Box box = part.draw_box<S>(stratum.where);
     const InputRange range = context.shard_inputs(s.inputs);
     std::vector<BallInput> inputs(range.size());
     std::vector<ClassOutcome> outcomes(range.size());
@@ -621,32 +681,38 @@ std::vector<ReplayValue> replay(RunContext& context, const ReplayRequest& reques
     return values;
   }
   PartSubject& part = part_named(context, in.part);
-  const auto run = [&]<class S>(const Field<S>& field, Placement where) -> std::vector<ReplayValue> {
-    if (in.generator == "skipped_border" || in.generator == "skipped_other") {
-      const PartPlan pp = plan_part(field, s, context.threads());
-      const auto bricks = evenly(in.generator == "skipped_border" ? pp.skipped.border : pp.skipped.other, s.inputs);
-      if (in.index >= bricks.size()) throw Error(ErrorCode::badarg, "replay: no skipped brick " + std::to_string(in.index));
-      const ClassOutcome o = measure_skipped(field, bricks[in.index].first, bricks[in.index].second, s.h, band_width);
-      return {{kDecisionNames[2], o.core, o.verdict.exact}};
-    }
-    for (const BallStratum& stratum : kBallStrata) {
-      if (in.generator != stratum.name) continue;
-      const Field<double>& draw_field = part.field<double>(stratum.where);
-      const Box box = part_draw_box(draw_field, part.grid<S>(stratum.where), s.h, s.band, in.part);
-      const BallInput ball = generate_ball(stratum, draw_field, box, s.h, band_width, in.seed, in.index);
-      const ClassOutcome o = measure_ball(field, ball, band_width);
-      return {{kDecisionNames[3], o.core, o.verdict.exact}};
-    }
-    (void)where;
-    throw Error(ErrorCode::badarg, "replay: bake.plan has no generator \"" + in.generator + "\"");
-  };
   Placement where = Placement::origin;
   for (const auto& [key, value] : in.values)
     if (key == "placement") where = placement_named(value);
   for (const BallStratum& stratum : kBallStrata)
     if (in.generator == stratum.name) where = stratum.where;
-  if (request.storage == Storage::float32) return run(part.field<float>(where), where);
-  return run(part.field<double>(where), where);
+  const auto skipped = [&]<class S>() -> std::vector<ReplayValue> {
+    const PartPlan pp =
+        part.is_formula() ? plan_part(part.field<S>(where), s, context.threads()) : mesh_part_plan<S>(part, where, s);
+    const auto bricks = evenly(in.generator == "skipped_border" ? pp.skipped.border : pp.skipped.other, s.inputs);
+    if (in.index >= bricks.size()) throw Error(ErrorCode::badarg, "replay: no skipped brick " + std::to_string(in.index));
+    const auto [key, read] = bricks[in.index];
+    const ClassOutcome o = part.is_formula() ? measure_skipped(part.field<S>(where), key, read, s.h, band_width)
+                                             : measure_skipped(part.shape(where), key, read, s.h, band_width);
+    return {{kDecisionNames[2], o.core, o.verdict.exact}};
+  };
+  if (in.generator == "skipped_border" || in.generator == "skipped_other")
+    return request.storage == Storage::float32 ? skipped.template operator()<float>()
+                                               : skipped.template operator()<double>();
+  if (!part.is_formula()) throw Error(ErrorCode::badarg, "replay: bake.plan draws no balls around mesh part " + in.part);
+  const auto run = [&]<class S>(const Field<S>& field) -> std::vector<ReplayValue> {
+    for (const BallStratum& stratum : kBallStrata) {
+      if (in.generator != stratum.name) continue;
+      const Field<double>& draw_field = part.field<double>(stratum.where);
+      const Box box = part.draw_box<S>(stratum.where);
+      const BallInput ball = generate_ball(stratum, draw_field, box, s.h, band_width, in.seed, in.index);
+      const ClassOutcome o = measure_ball(field, ball, band_width);
+      return {{kDecisionNames[3], o.core, o.verdict.exact}};
+    }
+    throw Error(ErrorCode::badarg, "replay: bake.plan has no generator \"" + in.generator + "\"");
+  };
+  if (request.storage == Storage::float32) return run(part.field<float>(where));
+  return run(part.field<double>(where));
 }
 
 }  // namespace

@@ -54,16 +54,6 @@ std::uint64_t site_key(const Site& s) {
 
 bool is_edge_mesher(Mesher mesher) { return mesher == Mesher::marching_cubes; }
 
-/// Whether f of this spec is the Euclidean signed distance itself (so |f(v)| is
-/// how far v lies from the surface): primitives with exact distances, moved,
-/// turned or offset. CSG and lattices give bounds only.
-bool is_euclidean_distance(const nlohmann::json& spec) {
-  const std::string type = spec.value("type", "");
-  if (type == "sphere" || type == "torus" || type == "box") return true;
-  if (type == "translate" || type == "rotate" || type == "offset") return is_euclidean_distance(spec.at("shape"));
-  return false;
-}
-
 /// Enumerates the sites near the surface from the stored values: every cell or
 /// edge whose lowest node lies in a cell brick next to a stored or inside brick,
 /// kept when it crosses or a corner is within h of zero.
@@ -259,6 +249,7 @@ struct Outcome {
   std::array<double, 3> core{};
   ErrorValue error, arithmetic, storage;
   std::optional<ErrorValue> method;
+  bool method_estimated = false;  ///< method is an upper bound (the shape is not a distance)
   /// |core unit normal - reference unit normal|, about the angle between them in
   /// radians; none where the reference direction is ill-conditioned.
   std::optional<double> normal;
@@ -356,8 +347,8 @@ ErrorValue point_error(const std::array<HighPrecision, 3>& result, const std::ar
 /// edges, so both references describe the same vertex; a site whose exact
 /// values change sign elsewhere is flagged and measured for arithmetic only.
 template <class S>
-Outcome measure(const Prepared& prepared, std::size_t candidate, const Field<double>& field, const Grid<S>& grid,
-                const reference::StoredNodes<S>& nodes, bool with_method) {
+Outcome measure(const Prepared& prepared, std::size_t candidate, const reference::ExactShape& shape, const Grid<S>& grid,
+                const reference::StoredNodes<S>& nodes) {
   Outcome out;
   out.candidate = candidate;
   const Site& site = prepared.candidates[candidate].site;
@@ -375,7 +366,7 @@ Outcome measure(const Prepared& prepared, std::size_t candidate, const Field<dou
     const int c = corners[k];
     const std::int64_t i = site.node[0] + (c & 1), j = site.node[1] + ((c >> 1) & 1), l = site.node[2] + ((c >> 2) & 1);
     stored[k] = HighPrecision(nodes.value(i, j, l));
-    exact[k] = reference::exact_node_value(field, i, j, l, h, band);
+    exact[k] = reference::exact_node_value(shape, i, j, l, h, band);
   }
   std::optional<reference::LocalPoint> from_stored, from_exact;
   if (site.axis < 0) {
@@ -402,15 +393,32 @@ Outcome measure(const Prepared& prepared, std::size_t candidate, const Field<dou
   const auto exact_world = reference::world_point(site.node, *from_exact, h);
   out.error = point_error(core_hp, exact_world, h);
   out.storage = point_error(stored_world, exact_world, h);
-  if (with_method) {
-    double largest = 0;
-    for (const HighPrecision& x : exact_world) largest = std::fmax(largest, std::fabs(to_double(x)));
-    const HighPrecision f = field.template eval<HighPrecision>(exact_world[0], exact_world[1], exact_world[2]);
+  // Method: how far the vertex from exact values lies from the surface: |f| for
+  // a distance; otherwise an upper bound, the nearest zero of f found along the
+  // steepest descent or towards a corner of the other sign (at most the cell's
+  // diagonal away), labelled as estimated.
+  double largest = 0;
+  for (const HighPrecision& x : exact_world) largest = std::fmax(largest, std::fabs(to_double(x)));
+  std::optional<HighPrecision> distance;
+  if (shape.euclidean()) {
+    distance = abs(shape.exact(exact_world[0], exact_world[1], exact_world[2]));
+  } else {
+    std::vector<std::array<HighPrecision, 3>> targets;
+    for (std::size_t k = 0; k < used; ++k) {
+      const int c = corners[k];
+      const HighPrecision step(h);
+      targets.push_back({HighPrecision(site.node[0] + (c & 1)) * step, HighPrecision(site.node[1] + ((c >> 1) & 1)) * step,
+                         HighPrecision(site.node[2] + ((c >> 2) & 1)) * step});
+    }
+    distance = reference::distance_to_zero_bound(shape, exact_world, targets, h, 2 * h);
+    out.method_estimated = true;
+  }
+  if (distance) {
     ErrorValue m;
-    m.abs = to_double(abs(f));
+    m.abs = to_double(*distance);
     m.h = m.abs / h;
     m.ulps = error_in_ulps(m.abs, largest, h);  // as a position error: ulps of the vertex's coordinates
-    m.result = to_double(f);
+    m.result = m.abs;
     m.reference = 0;
     out.method = m;
   }
@@ -569,8 +577,9 @@ template <class S>
 void run_storage(const Spec& spec, RunContext& context, PartSubject& part, CalculationResult& r, nlohmann::json& table,
                  nlohmann::json& summary) {
   const RunSettings& settings = context.settings();
-  const bool with_method = is_euclidean_distance(part.part().spec);
+  const bool method_estimated = !part.shape(Placement::origin).euclidean();
   const std::string& part_name = part.part().name;
+  if (part.mesh()) context.mark_untrusted(*part.mesh());
   std::optional<PartRun<S>> runs[2];  // by Placement, made when a stratum first needs one
   const auto run_at = [&](Placement where) -> const PartRun<S>& {
     auto& slot = runs[static_cast<std::size_t>(where)];
@@ -592,7 +601,7 @@ void run_storage(const Spec& spec, RunContext& context, PartSubject& part, Calcu
     const Prepared& prepared = run.prepared;
     if (first_use)  // the far copy's decisions count too
       add_decisions(prepared, spec.mesher, stratum.where, context, part_name, r.decisions[0]);
-    const Field<double>& field = part.field<double>(stratum.where);
+    const reference::ExactShape& shape = part.shape(stratum.where);
     bool fallback = false;
     const std::vector<std::size_t> sites = stratum_sites(prepared, stratum.site_class, fallback);
     // Every shard prepares the whole part (sites, match, topology); the drawn
@@ -602,8 +611,8 @@ void run_storage(const Spec& spec, RunContext& context, PartSubject& part, Calcu
     std::vector<Outcome> outcomes(range.size());
     context.progress().begin(std::string(spec.id) + " " + part_name + " " + stratum.name, range.size());
     parallel_for(range.size(), context.threads(), context.progress(), [&](std::size_t k) {
-      outcomes[k] = measure(prepared, draw_site(settings.seed, spec.id, stratum.name, range.first + k, sites), field,
-                            *run.grid, run.nodes, with_method);
+      outcomes[k] = measure(prepared, draw_site(settings.seed, spec.id, stratum.name, range.first + k, sites), shape,
+                            *run.grid, run.nodes);
     });
     context.progress().end();
     r.begin_unit(count);
@@ -657,10 +666,8 @@ void run_storage(const Spec& spec, RunContext& context, PartSubject& part, Calcu
   const bool has_quads = !is_edge_mesher(spec.mesher);
   const std::array<std::size_t, 2> quads =
       has_quads ? check_quad_splits(prepared, origin.nodes) : std::array<std::size_t, 2>{0, 0};
-  const DefaultPart& info = part.part();
-  // A part with no analytic, best known or given volume has no volume error: null, never 1.
-  const bool has_volume = std::isfinite(info.volume) && info.volume > 0;
-  const double relative = has_volume ? std::fabs(topo.volume - info.volume) / info.volume : 0;
+  const VolumeReference& truth = part.volume_reference();
+  const double relative = std::fabs(topo.volume - truth.volume) / truth.volume;
   table.push_back(
       {{"part", part_name},
        {"crossing_sites", crossing_sites},
@@ -677,36 +684,37 @@ void run_storage(const Spec& spec, RunContext& context, PartSubject& part, Calcu
        {"max_h", {{"error", finite_or_null(max_error)},
                   {"arithmetic", finite_or_null(max_arithmetic)},
                   {"storage", finite_or_null(max_storage)},
-                  {"method", with_method ? finite_or_null(max_method) : nlohmann::json(nullptr)}}},
+                  {"method", finite_or_null(max_method)}}},
+       {"method_estimated", method_estimated},
        {"mesh", {{"closed", topo.closed()},
                  {"boundary_edges", topo.boundary_edges},
                  {"non_manifold_edges", topo.non_manifold_edges},
                  {"misoriented_edges", topo.misoriented_edges},
                  {"euler_characteristic", topo.euler_characteristic},
                  {"volume", finite_or_null(topo.volume)},
-                 {"analytic_volume", has_volume ? finite_or_null(info.volume) : nlohmann::json(nullptr)},
-                 {"volume_relative_error", has_volume ? finite_or_null(relative) : nlohmann::json(nullptr)},
-                 {"volume_null_reason", has_volume ? nlohmann::json(nullptr)
-                                                   : nlohmann::json("no analytic, best known or given volume "
-                                                                    "(--reference-volume): not compared")}}}});
+                 {"reference_volume", finite_or_null(truth.volume)},
+                 {"reference_volume_uncertainty", finite_or_null(truth.uncertainty)},
+                 {"reference_volume_source", truth.source},
+                 {"reference_volume_estimated", truth.estimated},
+                 {"volume_relative_error", finite_or_null(relative)}}}});
   if (has_quads) {
     table.back()["quads_compared"] = quads[0];
     table.back()["quads_split_on_the_longer_diagonal"] = quads[1];
     summary["quads_split_on_the_longer_diagonal"] =
         summary.value("quads_split_on_the_longer_diagonal", std::size_t{0}) + quads[1];
   }
-  if (!with_method)
-    table.back()["method_null_reason"] =
-        "the part's formula is not a Euclidean distance (CSG or lattice): |f(vertex)| is not the vertex's distance "
-        "to the surface";
+  if (method_estimated)
+    table.back()["method_estimate"] =
+        "the part's formula is not a Euclidean distance (CSG or lattice), so |f(vertex)| is not the vertex's "
+        "distance to the surface: the method error is an upper bound, the distance to the nearest zero of f found "
+        "along the steepest descent or towards a cell corner of the other sign";
   summary["boundary_edges"] = summary.value("boundary_edges", std::size_t{0}) + topo.boundary_edges;
   summary["non_manifold_edges"] = summary.value("non_manifold_edges", std::size_t{0}) + topo.non_manifold_edges;
   summary["misoriented_edges"] = summary.value("misoriented_edges", std::size_t{0}) + topo.misoriented_edges;
   summary["exact_sign_differs"] = summary.value("exact_sign_differs", std::size_t{0}) + sign_flips;
   summary["max_normal_error"] = std::fmax(summary.value("max_normal_error", 0.0), std::isfinite(max_normal) ? max_normal : 2.0);
-  if (has_volume)
-    summary["volume_relative_error_max"] =
-        std::fmax(summary.value("volume_relative_error_max", 0.0), std::isfinite(relative) ? relative : 1.0);
+  summary["volume_relative_error_max"] =
+      std::fmax(summary.value("volume_relative_error_max", 0.0), std::isfinite(relative) ? relative : 1.0);
 }
 
 /// Recomputes one recorded vertex (a stratum draw) or one site decision.
@@ -735,8 +743,7 @@ std::vector<ReplayValue> replay_storage(const Spec& spec, RunContext& context, c
     const std::vector<std::size_t> sites = stratum_sites(prepared, stratum.site_class, fallback);
     if (sites.empty()) throw Error(ErrorCode::badarg, id + ": replay: no crossing sites");
     const Outcome o = measure(prepared, draw_site(in.seed, spec.id, stratum.name, in.index, sites),
-                              part->field<double>(stratum.where), *run.grid, run.nodes,
-                              is_euclidean_distance(part->part().spec));
+                              part->shape(stratum.where), *run.grid, run.nodes);
     const std::string site = site_text(prepared.candidates[o.candidate].site);
     if (!o.matched) return {{"vertex", "none", site}};
     std::vector<ReplayValue> values{
@@ -780,7 +787,7 @@ std::vector<CalculationResult> run(const Spec& spec, RunContext& context) {
     r.details = {{"by_part", table},
                  {"summary", summary},
                  {"vertices_audited_per_generator_and_part", vertices_per_stratum(settings.inputs)},
-                 {"null_means", "a NaN or infinite value, or (method) a part whose formula is not a distance"}};
+                 {"null_means", "a NaN or infinite value"}};
     out.push_back(std::move(r));
   }
   return out;

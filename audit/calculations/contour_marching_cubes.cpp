@@ -30,7 +30,7 @@ Calculation contour_marching_cubes() {
       .errors = contour_audit::kErrors,
       .run = &run,
       .replay = &replay,
-      .parts_taken = PartsTaken::formula,
+      .parts_taken = PartsTaken::grid,
   };
 }
 

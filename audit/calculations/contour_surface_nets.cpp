@@ -40,7 +40,7 @@ Calculation contour_surface_nets() {
       .errors = contour_audit::kErrors,
       .run = &run,
       .replay = &replay,
-      .parts_taken = PartsTaken::formula,
+      .parts_taken = PartsTaken::grid,
   };
 }
 

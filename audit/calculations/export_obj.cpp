@@ -25,7 +25,7 @@ Calculation export_obj() {
                 "method split.",
       .run = &run,
       .replay = &replay,
-      .parts_taken = PartsTaken::formula,
+      .parts_taken = PartsTaken::grid,
   };
 }
 

@@ -27,7 +27,7 @@ Calculation export_ply() {
                 "that do not read back bit for bit, and faces that differ. No arithmetic / storage / method split.",
       .run = &run,
       .replay = &replay,
-      .parts_taken = PartsTaken::formula,
+      .parts_taken = PartsTaken::grid,
   };
 }
 

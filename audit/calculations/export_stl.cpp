@@ -30,7 +30,7 @@ Calculation export_stl() {
                 "discretised: no arithmetic / storage / method split.",
       .run = &run,
       .replay = &replay,
-      .parts_taken = PartsTaken::formula,
+      .parts_taken = PartsTaken::grid,
   };
 }
 

@@ -431,10 +431,10 @@ struct FieldEval {
       });
   }
 
-  /// Every formula of the run: the parts, then the probes.
+  /// Every formula of the run: the formula parts, then the probes.
   std::vector<PartUnit<Formula>> parts(RunContext& context) {
     std::vector<PartUnit<Formula>> units;
-    for (std::size_t n = 0; n < context.part_count(); ++n) {
+    for (std::size_t n = 0; n < context.formula_part_count(); ++n) {
       PartSubject* part = &context.part(n);
       units.push_back({part->part().name, [this, part](Placement where) {
                          Formula f;

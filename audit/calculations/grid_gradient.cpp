@@ -45,7 +45,7 @@ Calculation grid_gradient() {
                 "component with its magnitude raised to 1. Method: exact node values vs the true gradient.",
       .run = &run_stratified<GridGradient>,
       .replay = &replay_stratified<GridGradient>,
-      .parts_taken = PartsTaken::formula,
+      .parts_taken = PartsTaken::grid,
   };
 }
 
@@ -96,9 +96,9 @@ std::array<HighPrecision, 3> central_difference(const Point& p, double h, Values
 /// Gradient of clamp(f, +-band h) at p by a high-precision central difference.
 /// Zero without it where f's double value at p is beyond the band by more than
 /// the difference's reach (L times the step) and its rounding: every sample clamps.
-std::array<HighPrecision, 3> true_gradient(const Field<double>& field, const Point& p, double h, double band) {
-  const double reach = field.lipschitz() * h * 0x1p-32;
-  if (reference::beyond_band(field.eval<double>(p[0], p[1], p[2]), band * h + reach,
+std::array<HighPrecision, 3> true_gradient(const reference::ExactShape& shape, const Point& p, double h, double band) {
+  const double reach = shape.lipschitz() * h * 0x1p-32;
+  if (reference::beyond_band(shape.approximate(p[0], p[1], p[2]), band * h + reach,
                              std::fabs(p[0]) + std::fabs(p[1]) + std::fabs(p[2])))
     return {0, 0, 0};
   const HighPrecision step = HighPrecision(h) * HighPrecision(0x1p-32);
@@ -107,8 +107,8 @@ std::array<HighPrecision, 3> true_gradient(const Field<double>& field, const Poi
     std::array<HighPrecision, 3> lo{HighPrecision(p[0]), HighPrecision(p[1]), HighPrecision(p[2])}, hi = lo;
     lo[a] -= step;
     hi[a] += step;
-    const HighPrecision f_hi = reference::clamp_to_band(field.eval<HighPrecision>(hi[0], hi[1], hi[2]), h, band);
-    const HighPrecision f_lo = reference::clamp_to_band(field.eval<HighPrecision>(lo[0], lo[1], lo[2]), h, band);
+    const HighPrecision f_hi = reference::clamp_to_band(shape.exact(hi[0], hi[1], hi[2]), h, band);
+    const HighPrecision f_lo = reference::clamp_to_band(shape.exact(lo[0], lo[1], lo[2]), h, band);
     g[a] = (f_hi - f_lo) / (2 * step);
   }
   return g;

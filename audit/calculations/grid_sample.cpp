@@ -49,7 +49,7 @@ Calculation grid_sample() {
       .run = &run_stratified<GridSample>,
       .replay = &replay_stratified<GridSample>,
       .page_sampling_range = true,
-      .parts_taken = PartsTaken::formula,
+      .parts_taken = PartsTaken::grid,
   };
 }
 

@@ -43,7 +43,7 @@ Calculation grid_volume() {
       .run = &run,
       .replay = &replay,
       .concatenated_details = {"/by_part"},
-      .parts_taken = PartsTaken::formula,
+      .parts_taken = PartsTaken::grid,
   };
 }
 
@@ -68,56 +68,6 @@ ErrorValue volume_error(const HighPrecision& result, const HighPrecision& refere
   return e;
 }
 
-/// The volume of a part with no analytic or given one, estimated by Richardson
-/// extrapolation of the core's double volumes at h, h/2 and h/4: with
-/// d1 = V(h) - V(h/2) and d2 = V(h/2) - V(h/4) of one sign and |d2| < |d1|, the
-/// observed order p = log2(d1 / d2) and V* = V(h/4) - d2 / (2^p - 1); its
-/// uncertainty is the larger of the spread to the extrapolation with the rule's
-/// order 2 and the next term's size d2 / ((2^p - 1) 2^p). A series that does not
-/// converge monotonically gives V(h/4) with max(|d1|, |d2|).
-struct VolumeEstimate {
-  std::array<double, 3> h{}, volumes{};
-  std::optional<double> order;
-  double estimate = 0, uncertainty = 0;
-};
-
-VolumeEstimate estimate_volume(PartSubject& part, const RunSettings& settings, unsigned threads) {
-  VolumeEstimate out;
-  for (std::size_t n = 0; n < 3; ++n) {
-    out.h[n] = std::ldexp(settings.h, -static_cast<int>(n));
-    BakeSettings bake_settings;
-    bake_settings.h = out.h[n];
-    bake_settings.band = settings.band;
-    bake_settings.threads = threads;
-    out.volumes[n] = bake(part.field<double>(Placement::origin), bake_settings).volume();
-  }
-  const double d1 = out.volumes[0] - out.volumes[1], d2 = out.volumes[1] - out.volumes[2];
-  if (d1 != 0 && d2 != 0 && (d1 > 0) == (d2 > 0) && std::fabs(d2) < std::fabs(d1)) {
-    const double p = std::log2(d1 / d2);
-    out.order = p;
-    out.estimate = out.volumes[2] - d2 / (std::exp2(p) - 1);
-    const double with_order_2 = out.volumes[2] - d2 / 3;
-    out.uncertainty = std::fmax(std::fabs(out.estimate - with_order_2), std::fabs(d2) / ((std::exp2(p) - 1) * std::exp2(p)));
-  } else {
-    out.estimate = out.volumes[2];
-    out.uncertainty = std::fmax(std::fabs(d1), std::fabs(d2));
-  }
-  return out;
-}
-
-nlohmann::json estimate_json(const VolumeEstimate& e) {
-  return {{"method", "Richardson extrapolation of the core's double volumes at h, h/2, h/4"},
-          {"h", {e.h[0], e.h[1], e.h[2]}},
-          {"volumes", {finite_or_null(e.volumes[0]), finite_or_null(e.volumes[1]), finite_or_null(e.volumes[2])}},
-          {"order", e.order ? finite_or_null(*e.order) : nlohmann::json(nullptr)},
-          {"order_null_reason", e.order ? nlohmann::json(nullptr)
-                                        : nlohmann::json("the series does not converge monotonically: the estimate "
-                                                         "is the volume at h/4, its uncertainty the larger step")},
-          {"estimate", finite_or_null(e.estimate)},
-          {"uncertainty", finite_or_null(e.uncertainty)},
-          {"relative_uncertainty", finite_or_null(e.uncertainty / std::fabs(e.estimate))}};
-}
-
 /// A node whose double value lies beyond +-h/2 by more than this many voxels
 /// has an exact share of exactly 0 or 1: the double formula errs by about 1e-16
 /// of the coordinates, ten orders of magnitude below the margin. Only the other
@@ -135,21 +85,22 @@ struct BrickExact {
   std::size_t violations = 0;  ///< checked nodes whose exact share differed
 };
 
-BrickExact exact_brick(const Field<double>& field, std::int64_t key, double h, double band) {
+BrickExact exact_brick(const reference::ExactShape& shape, std::int64_t key, double h, double band) {
   const reference::BrickTriple b = reference::brick_of_stored_key(key);
   const double settled = h / 2 + kShareFilterMarginVoxels * h;
   BrickExact out;
+  std::array<double, 512> values;
+  shape.approximate_brick(8 * b[0], 8 * b[1], 8 * b[2], h, values.data());
   for (std::int64_t n = 0; n < 512; ++n) {
     const std::int64_t i = 8 * b[0] + (n & 7), j = 8 * b[1] + ((n >> 3) & 7), k = 8 * b[2] + (n >> 6);
-    const double rough = field.eval<double>(static_cast<double>(i) * h, static_cast<double>(j) * h,
-                                            static_cast<double>(k) * h);
+    const double rough = values[static_cast<std::size_t>(n)];
     const bool filtered = std::fabs(rough) >= settled;
     const bool check = filtered && (key + n) % kShareFilterCheckEvery == 0;
     if (filtered && !check) {
       out.shares += rough > 0 ? 0 : 1;
       continue;
     }
-    const HighPrecision share = reference::voxel_share(reference::exact_node_value(field, i, j, k, h, band), h);
+    const HighPrecision share = reference::voxel_share(reference::exact_node_value(shape, i, j, k, h, band), h);
     ++out.evaluated;
     if (check) {
       ++out.checked;
@@ -168,8 +119,8 @@ struct ExactShares {
 };
 
 template <class S>
-void add_exact_shares(RunContext& context, const Field<double>& field, const Grid<S>& grid, const std::string& label,
-                      ExactShares& known) {
+void add_exact_shares(RunContext& context, const reference::ExactShape& shape, const Grid<S>& grid,
+                      const std::string& label, ExactShares& known) {
   const RunSettings& s = context.settings();
   std::vector<std::int64_t> missing;
   for (std::int64_t key : grid.stored_keys())
@@ -177,7 +128,7 @@ void add_exact_shares(RunContext& context, const Field<double>& field, const Gri
   std::vector<BrickExact> bricks(missing.size());
   context.progress().begin(label, missing.size());
   parallel_for(missing.size(), context.threads(), context.progress(),
-               [&](std::size_t n) { bricks[n] = exact_brick(field, missing[n], s.h, s.band); });
+               [&](std::size_t n) { bricks[n] = exact_brick(shape, missing[n], s.h, s.band); });
   context.progress().end();
   for (std::size_t n = 0; n < missing.size(); ++n) {
     known.by_key.emplace(missing[n], bricks[n].shares);
@@ -230,16 +181,16 @@ std::vector<CalculationResult> run(RunContext& context) {
     }
     PartSubject& part = context.part(part_index);
     const DefaultPart& info = part.part();
-    const Field<double>& field = part.field<double>(Placement::origin);
+    const reference::ExactShape& shape = part.shape(Placement::origin);
+    if (part.mesh()) context.mark_untrusted(*part.mesh());
     ExactShares exact;
-    std::optional<VolumeEstimate> estimate;  // a part without an analytic volume, once for every storage
     const std::string label = std::string(kId) + " " + info.name + " exact nodes";
     for (Storage storage : settings.storages) {
       const auto s = static_cast<std::size_t>(storage);
       PartVolumes v;
       std::size_t stored_bricks = 0, inside_bricks = 0;
       auto run_storage = [&](const auto& grid) {
-        add_exact_shares(context, field, grid, label, exact);
+        add_exact_shares(context, shape, grid, label, exact);
         v = measure(context, grid, exact,
                     std::string(kId) + " " + info.name + " " + std::string(storage_name(storage)) + " stored nodes");
         stored_bricks = grid.stored_brick_count();
@@ -260,18 +211,10 @@ std::vector<CalculationResult> run(RunContext& context) {
       r.error.add(error, record);
       r.arithmetic->add(arithmetic, record);
       r.storage_error->add(storage_error, record);
-      const bool has_analytic = std::isfinite(info.volume) && info.volume > 0;
-      nlohmann::json method_relative = nullptr;
-      if (has_analytic) {
-        const ErrorValue method = volume_error(v.from_exact, HighPrecision(info.volume));
-        r.method->add(method, record);
-        method_relative = finite_or_null(*method.relative);
-      } else {
-        if (!estimate) estimate = estimate_volume(part, settings, context.threads());
-        const ErrorValue method = volume_error(v.from_exact, HighPrecision(estimate->estimate));
-        r.method->add(method, record);
-        method_relative = finite_or_null(*method.relative);
-      }
+      const VolumeReference& truth = part.volume_reference();
+      const ErrorValue method = volume_error(v.from_exact, HighPrecision(truth.volume));
+      r.method->add(method, record);
+      const nlohmann::json method_relative = finite_or_null(*method.relative);
       r.strata[0].count += 1;
       tables[s].push_back(
           {{"part", info.name},
@@ -281,17 +224,17 @@ std::vector<CalculationResult> run(RunContext& context) {
            {"core_hex", hex_float(v.core)},
            {"from_stored", finite_or_null(to_double(v.from_stored))},
            {"from_exact_nodes", finite_or_null(to_double(v.from_exact))},
-           {"analytic", has_analytic ? finite_or_null(info.volume) : nlohmann::json(nullptr)},
+           {"analytic", truth.estimated ? nlohmann::json(nullptr) : finite_or_null(truth.volume)},
            {"analytic_exact", info.volume_exact},
            {"exact_nodes", {{"evaluated", exact.evaluated},
                             {"filter_checked", exact.checked},
                             {"filter_violations", exact.violations}}},
-           {"analytic_uncertainty", finite_or_null(info.volume_uncertainty)},
-           {"analytic_source", has_analytic ? info.volume_source
-                                            : "no analytic volume: the method error is against an estimate "
-                                              "(method_estimate)"},
-           {"method_estimated", !has_analytic},
-           {"method_estimate", estimate ? estimate_json(*estimate) : nlohmann::json(nullptr)},
+           {"analytic_uncertainty", finite_or_null(truth.estimated ? 0.0 : truth.uncertainty)},
+           {"analytic_source", truth.estimated ? "no analytic volume: the method error is against an estimate "
+                                                 "(method_estimate)"
+                                               : truth.source},
+           {"method_estimated", truth.estimated},
+           {"method_estimate", truth.estimate ? volume_estimate_json(*truth.estimate) : nlohmann::json(nullptr)},
            {"relative", {{"error", finite_or_null(*error.relative)},
                          {"arithmetic", finite_or_null(*arithmetic.relative)},
                          {"storage", finite_or_null(*storage_error.relative)},
@@ -323,11 +266,11 @@ std::vector<ReplayValue> replay(RunContext& context, const ReplayRequest& reques
   PartSubject* part = context.find_part(request.input.part);
   if (!part) throw Error(ErrorCode::badarg, "the run has no part \"" + request.input.part + "\"");
   const DefaultPart& info = part->part();
-  const Field<double>& field = part->field<double>(Placement::origin);
+  const reference::ExactShape& shape = part->shape(Placement::origin);
   ExactShares exact;
   PartVolumes v;
   auto measure_grid = [&](const auto& grid) {
-    add_exact_shares(context, field, grid, std::string(kId) + " " + info.name + " exact nodes", exact);
+    add_exact_shares(context, shape, grid, std::string(kId) + " " + info.name + " exact nodes", exact);
     v = measure(context, grid, exact, std::string(kId) + " " + info.name + " stored nodes");
   };
   if (request.storage == Storage::float32) measure_grid(part->grid<float>(Placement::origin));
@@ -339,12 +282,7 @@ std::vector<ReplayValue> replay(RunContext& context, const ReplayRequest& reques
   std::vector<ReplayValue> values{value("error", volume_error(core, v.from_exact)),
                                   value("arithmetic", volume_error(core, v.from_stored)),
                                   value("storage", volume_error(v.from_stored, v.from_exact))};
-  if (std::isfinite(info.volume) && info.volume > 0)
-    values.push_back(value("method", volume_error(v.from_exact, HighPrecision(info.volume))));
-  else
-    values.push_back(value("method", volume_error(v.from_exact, HighPrecision(estimate_volume(*part, settings,
-                                                                                             context.threads())
-                                                                                  .estimate))));
+  values.push_back(value("method", volume_error(v.from_exact, HighPrecision(part->volume_reference().volume))));
   return values;
 }
 

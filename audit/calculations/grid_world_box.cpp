@@ -40,7 +40,7 @@ Calculation grid_world_box() {
                 "or discretised: no arithmetic / storage / method split.",
       .run = &run,
       .replay = &replay,
-      .parts_taken = PartsTaken::formula,
+      .parts_taken = PartsTaken::grid,
   };
 }
 

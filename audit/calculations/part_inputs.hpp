@@ -1,8 +1,7 @@
 #pragma once
-// Shared by the calculations that draw points around a default part: the box
-// points are drawn from, rejection draws on the formula's value, hex-float
-// records, the error of a distance in h and in ulps of band h, and finding a
-// part again when a recorded input is replayed.
+// Shared by the calculations that draw points around a part: rejection draws
+// on the part's value, hex-float records, the error of a distance in h and in
+// ulps of band h, and finding a part again when a recorded input is replayed.
 #include <array>
 #include <cmath>
 #include <cstdint>
@@ -13,6 +12,7 @@
 #include "distgrid/audit/error_stats.hpp"
 #include "distgrid/audit/high_precision.hpp"
 #include "distgrid/audit/input_rng.hpp"
+#include "distgrid/audit/reference/exact_values.hpp"
 #include "distgrid/audit/run.hpp"
 #include "distgrid/box.hpp"
 #include "distgrid/error.hpp"
@@ -22,38 +22,26 @@ namespace distgrid::audit::calcs {
 
 using Point = std::array<double, 3>;
 
-/// The part's formula box widened by (band + 1) h, or, for a formula without a
-/// finite box, the world box of its stored bricks. Throws Error(nobox) with neither.
-template <class S>
-Box part_draw_box(const Field<double>& field, const Grid<S>& grid, double h, double band, const std::string& name) {
-  const Box bounds = field.bounds();
-  if (bounds.finite() && !bounds.empty()) {
-    Box box = bounds;
-    for (std::size_t a = 0; a < 3; ++a) {
-      box.lo[a] -= (band + 1) * h;
-      box.hi[a] += (band + 1) * h;
-    }
-    return box;
-  }
-  if (auto world = grid.world_box()) return *world;
-  throw Error(ErrorCode::nobox, "part " + name + " has no finite box and no stored bricks to draw points in");
-}
-
 inline Point draw_point(InputRng& rng, const Box& box) {
   Point p;
   for (std::size_t a = 0; a < 3; ++a) p[a] = rng.uniform(box.lo[a], box.hi[a]);
   return p;
 }
 
+/// f at a point in double: a compiled formula's value, or a grid part's shape's approximation.
+inline double value_in_double(const Field<double>& field, const Point& p) { return field.eval<double>(p[0], p[1], p[2]); }
+inline double value_in_double(const reference::ExactShape& shape, const Point& p) {
+  return shape.approximate(p[0], p[1], p[2]);
+}
+
 /// A box point where accept(f(p)) holds (f in double), from up to `tries`
 /// draws; when none does, the last draw, and `fallback` is set.
-template <class Accept>
-Point draw_where(InputRng& rng, const Field<double>& field, const Box& box, int tries, bool& fallback,
-                 Accept&& accept) {
+template <class Function, class Accept>
+Point draw_where(InputRng& rng, const Function& f, const Box& box, int tries, bool& fallback, Accept&& accept) {
   Point p{};
   for (int t = 0; t < tries; ++t) {
     p = draw_point(rng, box);
-    if (accept(field.eval<double>(p[0], p[1], p[2]))) return p;
+    if (accept(value_in_double(f, p))) return p;
   }
   fallback = true;
   return p;
@@ -79,7 +67,7 @@ inline ErrorValue distance_error(const HighPrecision& result, const HighPrecisio
   return e;
 }
 
-/// The run's part of this name; Error(badarg) when the run has none (replay).
+/// The run's grid part of this name; Error(badarg) when the run has none (replay).
 inline PartSubject& part_named(RunContext& context, const std::string& name) {
   for (std::size_t n = 0; n < context.part_count(); ++n)
     if (context.part(n).part().name == name) return context.part(n);

@@ -16,27 +16,33 @@ nlohmann::json maxima_json(const ErrorMaxima& max, const CalculationResult& resu
 
 namespace {
 
-BakedPart baked_part(RunContext& context, PartSubject& part, Placement where) {
+BakedPart baked_part(RunContext& context, PartSubject& part, Placement where, bool with_mesh_doubles) {
   const RunSettings& settings = context.settings();
   BakedPart baked;
   baked.name = part.part().name;
-  baked.exact = &part.field<double>(where);
+  baked.part = &part;
+  baked.exact = &part.shape(where);
   for (Storage storage : settings.storages)
     with_storage_scalar(storage, [&]<class S>() {
       const Grid<S>& grid = part.grid<S>(where);
-      baked.storages.emplace_back(StoredGrid<S>{&part.field<S>(where), &grid, reference::StoredNodes<S>(grid)});
-      baked.box = part_draw_box(*baked.exact, grid, settings.h, settings.band, baked.name);
+      baked.storages.emplace_back(
+          StoredGrid<S>{part.is_formula() ? &part.field<S>(where) : nullptr, &grid, reference::StoredNodes<S>(grid)});
+      baked.box = part.draw_box<S>(where);
     });
+  if (!part.is_formula() && with_mesh_doubles) baked.mesh_doubles.emplace(part.grid<double>(where));
   return baked;
 }
 
 }  // namespace
 
-std::vector<PartUnit<BakedPart>> baked_part_units(RunContext& context) {
+std::vector<PartUnit<BakedPart>> baked_part_units(RunContext& context, bool with_mesh_doubles) {
   std::vector<PartUnit<BakedPart>> units;
   for (std::size_t n = 0; n < context.part_count(); ++n) {
     PartSubject* part = &context.part(n);
-    units.push_back({part->part().name, [&context, part](Placement where) { return baked_part(context, *part, where); }});
+    if (part->mesh()) context.mark_untrusted(*part->mesh());
+    units.push_back({part->part().name, [&context, part, with_mesh_doubles](Placement where) {
+                       return baked_part(context, *part, where, with_mesh_doubles);
+                     }});
   }
   return units;
 }

@@ -25,6 +25,8 @@
 //   nlohmann::json details(nlohmann::json table) const;   or, with what the
 //       calculation gathered per storage, details(nlohmann::json table, std::size_t storage)
 // and may provide
+//   std::string skip_reason(const Subject&, const Generator<Kind>&) const;   non-empty: the
+//       generator is not drawn for that part, listed with the reason in parts_skipped
 //   void add_decisions(CalculationResult&, std::size_t storage, const Outcome&, const MakeRecord&) const;
 //   std::vector<ReplayValue> replay_decisions(const Outcome&, std::size_t storage) const;
 // Storages are indexed by their position in the run's storages (RunSettings::storages).
@@ -105,8 +107,8 @@ struct Sample {
   typename Calc::Outcome outcome{};
 };
 
-/// A stored grid of one storage: its formula as stored in S, the grid and the
-/// audit's own reader of its node values.
+/// A stored grid of one storage: its formula as stored in S (nullptr for a
+/// mesh part), the grid and the audit's own reader of its node values.
 template <class S>
 struct StoredGrid {
   const Field<S>* field = nullptr;
@@ -115,18 +117,25 @@ struct StoredGrid {
 };
 using AnyStoredGrid = std::variant<StoredGrid<float>, StoredGrid<double>>;
 
-/// A formula part at one placement as the run baked it.
+/// A grid part at one placement as the run baked it.
 struct BakedPart {
   std::string name;
-  const Field<double>* exact = nullptr;  ///< the formula with its data in double
-  Box box;                               ///< where points are drawn (part_draw_box)
-  std::vector<AnyStoredGrid> storages;   ///< in the order of the run's storages
+  PartSubject* part = nullptr;
+  const reference::ExactShape* exact = nullptr;  ///< what the grids approximate (PartSubject::shape)
+  Box box;                                       ///< where points are drawn (PartSubject::draw_box)
+  std::vector<AnyStoredGrid> storages;           ///< in the order of the run's storages
+  /// A mesh part's double grid, where a calculation asked for it (baked_part_units):
+  /// the core's double distance at every node before a narrower storage rounds it
+  /// (a formula part's is its formula in double).
+  std::optional<reference::StoredNodes<double>> mesh_doubles;
 };
 
-/// The run's formula parts as units whose subject is the part baked at a placement.
-std::vector<PartUnit<BakedPart>> baked_part_units(RunContext& context);
+/// The run's grid parts as units whose subject is the part baked at a placement,
+/// with a mesh part's double grid when `with_mesh_doubles`. A mesh part whose
+/// sign cannot be trusted is marked so (RunContext::mark_untrusted).
+std::vector<PartUnit<BakedPart>> baked_part_units(RunContext& context, bool with_mesh_doubles = false);
 
-/// What the calculations drawing around the run's formula parts share: the run's
+/// What the calculations drawing around the run's grid parts share: the run's
 /// h and band, and the parts as baked.
 struct OnBakedParts {
   using Subject = BakedPart;
@@ -182,6 +191,13 @@ std::vector<CalculationResult> run_stratified(RunContext& context) {
       auto& slot = subjects[static_cast<std::size_t>(generator.where)];
       if (!slot) slot.emplace(part.subject(generator.where));
       const typename Calc::Subject& subject = *slot;
+      if constexpr (requires { calc.skip_reason(subject, generator); }) {
+        std::string reason = calc.skip_reason(subject, generator);
+        if (!reason.empty()) {
+          context.skip_part(part.name, std::move(reason), std::string(generator.name));
+          continue;
+        }
+      }
       const std::size_t count = inputs_of(calc, settings, subject);
       const InputRange range = context.shard_inputs(count);
       std::vector<Sample<Calc>> samples(range.size());

@@ -134,7 +134,8 @@ json contour_difference(const Grid<float>& f, const Grid<double>& d, Mesher mesh
 
 }  // namespace
 
-json comparison_json(RunContext& context, const json& entries, const Refinement& refinement) {
+json comparison_json(RunContext& context, const json& entries, const Refinement& refinement,
+                     const json& settings_section) {
   const RunSettings& s = context.settings();
   json signs = json::array(), contours = json::array();
   std::size_t float_bytes = 0, double_bytes = 0, float_bricks = 0, double_bricks = 0, flips_total = 0;
@@ -210,11 +211,36 @@ json comparison_json(RunContext& context, const json& entries, const Refinement&
       static_cast<double>(double_bytes) / static_cast<double>(std::max<std::size_t>(1, double_bricks));
   const std::string resolution = "a stored value carries 24 bits: within 2^-24 * band * h = " +
                                  evidence_number(std::ldexp(s.band, -24)) + " h at band " + evidence_number(s.band);
+  // What the verdict covers: the parts and h of its cells, the band, the inputs' |x|/h.
+  json scope_parts = json::array(), scope_h = json::array();
+  for (const RefinementPart& p : refinement.parts) {
+    if (p.points.empty()) continue;
+    scope_parts.push_back(p.part);
+    for (const RefinementPoint& q : p.points)
+      if (std::find(scope_h.begin(), scope_h.end(), json(q.h)) == scope_h.end()) scope_h.push_back(q.h);
+  }
+  std::sort(scope_h.begin(), scope_h.end(), [](const json& a, const json& b) { return a.get<double>() > b.get<double>(); });
+  const double reach = settings_section.value("reach_voxels", 0.0);
+  const double largest = settings_section.value("largest_abs_x_over_h", 0.0);
+  std::string h_text;
+  for (const json& h : scope_h) h_text += (h_text.empty() ? "" : ", ") + evidence_number(h.get<double>());
+  std::string parts_text;
+  for (const json& p : scope_parts) parts_text += (parts_text.empty() ? "" : ", ") + p.get<std::string>();
+  const std::string scope_text =
+      cells.empty() ? "" : " It holds for the parts " + parts_text + " at h = " + h_text + ", band " +
+                               evidence_number(s.band) + ", inputs with |x|/h up to " + evidence_number(reach) +
+                               " at the origin (" + evidence_number(largest) + " in the far copies), and no further.";
+  const json scope = {{"parts", scope_parts},
+                      {"h", scope_h},
+                      {"band", s.band},
+                      {"reach_voxels", reach},
+                      {"largest_abs_x_over_h", largest}};
   std::string summary;
   std::string decision;
   if (cells.empty()) {
-    decision = "keep float";
-    summary = "No refinement cell was measured, so the verdict rests on the rows alone.";
+    decision = "no verdict";
+    summary = "No part of the run was measured at any h of the refinement series (see refinement.skipped), so "
+              "there is nothing to weigh float's storage error against: no verdict for this run.";
   } else if (float_enough) {
     decision = "keep float";
     summary = "Across " + std::to_string(cells.size()) + " parts and h, float's storage error is at most " +
@@ -223,13 +249,14 @@ json comparison_json(RunContext& context, const json& entries, const Refinement&
               evidence_number(kNegligibleStorageShare) + " that counts as negligible; " + std::to_string(flips_total) +
               " node signs flip at the run's h. Keep float bricks and state the grid's resolution next to h (" +
               resolution + "); double bricks would cost " + evidence_number(double_per_brick / float_per_brick) +
-              " times the memory per brick for no visible gain.";
+              " times the memory per brick for no visible gain." + scope_text;
   } else {
     decision = "move to double";
     summary = "Float's storage error reaches " + evidence_number(worst_sample_ratio) + " of the method error for a "
               "sample (" + worst_sample_at + ") and " + evidence_number(worst_volume_ratio) + " for the volume (" +
               worst_volume_at + "), above the " + evidence_number(kNegligibleStorageShare) +
-              " that counts as negligible: at those h the 32-bit values, not the method, set what a reader sees.";
+              " that counts as negligible: at those h the 32-bit values, not the method, set what a reader sees." +
+              scope_text;
   }
   return {{"rows", comparison_rows(entries, s.h)},
            {"rows_note", "per calculation with both storages: storage_h and method_h are the separated errors' max in "
@@ -244,6 +271,7 @@ json comparison_json(RunContext& context, const json& entries, const Refinement&
                       "most " + evidence_number(kNegligibleStorageShare) + " of the method error both for samples "
                       "(max over points, in h) and for the volume (relative)"},
              {"resolution", resolution},
+             {"scope", scope},
              {"per_part_and_h", cells}}}};
 }
 

@@ -7,12 +7,12 @@
 #include <optional>
 #include <string>
 
+#include "distgrid/audit/claims.hpp"
 #include "distgrid/audit/input_rng.hpp"
 #include "distgrid/audit/parallel.hpp"
 #include "distgrid/audit/report.hpp"
 #include "distgrid/audit/run.hpp"
 #include "distgrid/bake.hpp"
-#include "distgrid/field_json.hpp"
 
 namespace distgrid::audit {
 
@@ -63,10 +63,9 @@ OrderFit fit_order(std::span<const double> h, std::span<const double> error) {
   return fit;
 }
 
-std::vector<double> default_refinement_series(bool quick) {
-  std::vector<double> series{1.0 / 16, 1.0 / 32, 1.0 / 64};
-  if (!quick) series.push_back(1.0 / 128);
-  return series;
+std::vector<double> default_refinement_series(double h, bool quick) {
+  if (quick) return {4 * h, 2 * h, h};
+  return {2 * h, h, h / 2};
 }
 
 namespace {
@@ -74,10 +73,14 @@ namespace {
 constexpr std::string_view kRefinementId = "refinement";
 /// Sample points per part and h (a quick run: kQuickSamples).
 constexpr std::size_t kSamples = 4000, kQuickSamples = 500;
-/// The gyroid's walls are 2.5 to 7.7 voxels thick at h = 1/64: coarser h are not
-/// in the asymptotic range, and below 1/64 its bake costs more than the budget.
-constexpr std::string_view kGyroid = "gyroid";
-constexpr double kGyroidFinestH = 1.0 / 64;
+/// A part is baked at an h of the series only while its grid there would hold at
+/// most this many bricks (extrapolated from the run's h as the surface's area
+/// over h^2): a bound on the series' cost, about 16 MB of float bricks.
+constexpr double kMostRefinementBricks = 8192;
+/// The volume's order of convergence counts as asymptotic when the orders
+/// observed between successive h agree within this (the features are wide
+/// enough in voxels at every h of the series).
+constexpr double kAsymptoticOrderSpread = 0.5;
 
 /// The shape under any translations and rotations.
 const json& unplaced(const json& spec) {
@@ -87,6 +90,7 @@ const json& unplaced(const json& spec) {
 }
 
 std::string surface_of(const json& spec) {
+  if (spec.is_null()) return "polyhedral";  // a mesh part
   const std::string type = unplaced(spec).value("type", "");
   if (type == "sphere" || type == "torus") return "smooth curved";
   if (type == "box" && !unplaced(spec).contains("round")) return "flat faces and sharp edges";
@@ -96,6 +100,7 @@ std::string surface_of(const json& spec) {
 /// h^2/12 * integral of mean curvature over the surface / V, where the spec's shape
 /// is one the formula knows: a sphere, a torus, a (translated, rotated) sharp box.
 std::optional<double> predicted_coefficient(const json& spec) {
+  if (spec.is_null()) return std::nullopt;
   const json* s = &unplaced(spec);
   const std::string type = s->value("type", "");
   if (type == "sphere") {
@@ -117,13 +122,8 @@ std::optional<double> predicted_coefficient(const json& spec) {
 /// The run's own grid at the run's h; otherwise a fresh bake kept in `own`.
 template <class S>
 const Grid<S>& grid_at(RunContext& context, PartSubject& subject, double h, std::optional<Grid<S>>& own) {
-  const RunSettings& s = context.settings();
-  if (h == s.h) return subject.grid<S>(Placement::origin);
-  BakeSettings settings;
-  settings.h = h;
-  settings.band = s.band;
-  settings.threads = context.threads();
-  own.emplace(bake(compile_field<S>(subject.part().spec), settings));
+  if (h == context.settings().h) return subject.grid<S>(Placement::origin);
+  own.emplace(subject.bake_at<S>(h));
   return *own;
 }
 
@@ -131,19 +131,20 @@ RefinementPoint measure_point(RunContext& context, PartSubject& subject, double 
   const auto started = std::chrono::steady_clock::now();
   const RunSettings& s = context.settings();
   const DefaultPart& part = subject.part();
+  const double volume = subject.volume_reference().volume;
   std::optional<Grid<double>> own_double;
   std::optional<Grid<float>> own_float;
   const Grid<double>& grid_double = grid_at<double>(context, subject, h, own_double);
   const Grid<float>& grid_float = grid_at<float>(context, subject, h, own_float);
-  const Field<double>& field = subject.field<double>(Placement::origin);
+  const reference::ExactShape& shape = subject.shape(Placement::origin);
 
   RefinementPoint p;
   p.h = h;
   p.stored_bricks = grid_double.stored_brick_count();
   p.volume_double = grid_double.volume();
   p.volume_float = grid_float.volume();
-  p.volume_method_relative = (p.volume_double - part.volume) / part.volume;
-  p.volume_storage_relative = std::fabs(p.volume_float - p.volume_double) / part.volume;
+  p.volume_method_relative = (p.volume_double - volume) / volume;
+  p.volume_storage_relative = std::fabs(p.volume_float - p.volume_double) / volume;
 
   // Signs at the nodes both grids store (the plans agree unless a float density
   // map moves the surface; other bricks are counted by the key lists only).
@@ -174,7 +175,7 @@ RefinementPoint measure_point(RunContext& context, PartSubject& subject, double 
     const double x = (static_cast<double>(b.bx * 8) + rng.uniform(0, 7)) * h;
     const double y = (static_cast<double>(b.by * 8) + rng.uniform(0, 7)) * h;
     const double z = (static_cast<double>(b.bz * 8) + rng.uniform(0, 7)) * h;
-    const double truth = std::clamp(field.eval<double>(x, y, z), -band_width, band_width);
+    const double truth = std::clamp(shape.approximate(x, y, z), -band_width, band_width);
     const double from_double = grid_double.sample(x, y, z);
     method[n] = std::fabs(from_double - truth) / h;
     storage[n] = std::fabs(grid_float.sample(x, y, z) - from_double) / h;
@@ -199,27 +200,30 @@ json fit_json(const OrderFit& fit) {
 
 Refinement run_refinement(RunContext& context, const std::vector<double>& h_series, bool quick) {
   const auto started = std::chrono::steady_clock::now();
+  const RunSettings& s = context.settings();
   Refinement r;
   r.h = h_series;
   r.ran = true;
   for (std::size_t n = 0; n < context.part_count(); ++n) {
     PartSubject& subject = context.part(n);
     const DefaultPart& part = subject.part();
-    if (!(part.volume > 0)) {
-      r.skipped.push_back({part.name, 0, "no analytic or best known volume"});
-      continue;
-    }
-    const bool gyroid = part.name == kGyroid;
+    const VolumeReference& truth = subject.volume_reference();
     RefinementPart rp;
     rp.part = part.name;
-    rp.analytic_volume = part.volume;
-    rp.analytic_exact = part.volume_exact;
-    rp.analytic_uncertainty = part.volume_uncertainty / part.volume;
+    rp.analytic_volume = truth.volume;
+    rp.analytic_exact = !truth.estimated && part.volume_exact;
+    rp.analytic_uncertainty = truth.uncertainty / truth.volume;
+    rp.reference_estimated = truth.estimated;
+    rp.volume_source = truth.source;
+    const double bricks_at_h = static_cast<double>(subject.grid<double>(Placement::origin).stored_brick_count());
     context.progress().begin("refinement " + part.name, h_series.size());
     std::vector<double> hs, errors;
     for (std::size_t k = 0; k < h_series.size(); ++k) {
-      if (gyroid && h_series[k] < kGyroidFinestH) {
-        r.skipped.push_back({part.name, h_series[k], "the gyroid's bake below h = 1/64 costs more than the audit's budget"});
+      const double expected_bricks = bricks_at_h * (s.h / h_series[k]) * (s.h / h_series[k]);
+      if (h_series[k] != s.h && expected_bricks > kMostRefinementBricks) {
+        r.skipped.push_back({part.name, h_series[k],
+                             "its grid at this h would hold about " + evidence_number(expected_bricks) +
+                                 " bricks, more than the series' limit of " + evidence_number(kMostRefinementBricks)});
         continue;
       }
       rp.points.push_back(measure_point(context, subject, h_series[k], k, quick));
@@ -228,11 +232,21 @@ Refinement run_refinement(RunContext& context, const std::vector<double>& h_seri
     }
     context.progress().end();
     rp.fit = fit_order(hs, errors);
-    rp.asymptotic = !gyroid;
+    // Asymptotic when the orders between successive h agree (and there are at least three h).
+    std::vector<double> orders;
+    for (std::size_t k = 1; k < hs.size(); ++k)
+      if (errors[k] != 0 && errors[k - 1] != 0)
+        orders.push_back(std::log(std::fabs(errors[k - 1] / errors[k])) / std::log(hs[k - 1] / hs[k]));
+    rp.asymptotic = orders.size() >= 2 && std::all_of(orders.begin(), orders.end(), [&](double o) {
+                      return std::fabs(o - orders.front()) <= kAsymptoticOrderSpread;
+                    });
     rp.predicted_coefficient = predicted_coefficient(part.spec);
     rp.surface = surface_of(part.spec);
     if (!rp.predicted_coefficient)
-      rp.predicted_null_reason = "no closed form for this shape's mean curvature integral (holes cut by max, rounded edges)";
+      rp.predicted_null_reason = part.spec.is_null()
+                                     ? "a mesh part: no closed form for the rule's bias at its edges and corners"
+                                     : "no closed form for this shape's mean curvature integral (holes cut by max, "
+                                       "rounded edges)";
     r.parts.push_back(std::move(rp));
   }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -269,6 +283,8 @@ json refinement_json(const Refinement& r) {
     json entry = {{"part", p.part},
                   {"analytic_volume", finite_or_null(p.analytic_volume)},
                   {"analytic_exact", p.analytic_exact},
+                  {"volume_estimated", p.reference_estimated},
+                  {"volume_source", p.volume_source},
                   {"analytic_relative_uncertainty", finite_or_null(p.analytic_uncertainty)},
                   {"volume_relative_error", errors},
                   {"order", p.fit.order ? finite_or_null(*p.fit.order) : json(nullptr)},
@@ -289,8 +305,9 @@ json refinement_json(const Refinement& r) {
   for (double h : r.h) hs.push_back(h);
   return {{"h", hs},
           {"what",
-           "each part baked at every h in float and double bricks; volume_relative_error = (V_double - V) / V, the "
-           "method error (double bricks and the 64-bit sum add about 1e-15); order and coefficient fit |error| = "
+           "each grid part baked at every h in float and double bricks; volume_relative_error = (V_double - V) / V, "
+           "the method error against the part's volume (analytic, given, polyhedral, or estimated: volume_estimated; "
+           "double bricks and the 64-bit sum add about 1e-15); order and coefficient fit |error| = "
            "coefficient * h^order by least squares on log-log; predicted_coefficient is the mean-curvature bias "
            "h^2/12 * (integral of H dA) / V of the volume rule"},
           {"parts", parts},

@@ -21,16 +21,19 @@
 #include "distgrid/bake.hpp"
 #include "distgrid/error.hpp"
 #include "distgrid/field_json.hpp"
+#include "distgrid/mesh_bake.hpp"
 #include "distgrid/mesh_io.hpp"
 
 namespace distgrid::audit {
 
 struct PartSubject::Baked {
-  nlohmann::json spec;
+  nlohmann::json spec;                 // a formula part's spec at this placement
+  std::optional<PreparedMesh> mesh;    // a mesh part's mesh at this placement, prepared for the bake
   std::optional<Field<float>> field_float;
   std::optional<Field<double>> field_double;
   std::optional<Grid<float>> grid_float;
   std::optional<Grid<double>> grid_double;
+  std::unique_ptr<reference::ExactShape> shape;
 };
 
 namespace {
@@ -47,6 +50,33 @@ std::optional<Grid<S>>& grid_slot(auto& baked) {
   else return baked.grid_double;
 }
 
+/// Whether f of this spec is the Euclidean signed distance itself (so |f(v)| is
+/// how far v lies from the surface): primitives with exact distances, moved,
+/// turned or offset. CSG and lattices give bounds only.
+bool is_euclidean_distance(const nlohmann::json& spec) {
+  const std::string type = spec.value("type", "");
+  if (type == "sphere" || type == "torus" || type == "box") return true;
+  if (type == "translate" || type == "rotate" || type == "offset") return is_euclidean_distance(spec.at("shape"));
+  return false;
+}
+
+/// The mesh's corners per triangle, moved by `offset` (as the far copy's bake sees them).
+std::vector<reference::TriangleCorners> triangle_corners(const TriangleMesh& mesh, const std::array<double, 3>& offset) {
+  std::vector<reference::TriangleCorners> out;
+  out.reserve(mesh.triangles.size());
+  for (const auto& t : mesh.triangles) {
+    reference::TriangleCorners corners;
+    for (std::size_t c = 0; c < 3; ++c)
+      for (std::size_t a = 0; a < 3; ++a) corners[c][a] = mesh.positions[t[c]][a] + offset[a];
+    out.push_back(corners);
+  }
+  return out;
+}
+
+/// How far beyond the band a mesh part's exact distance stays exact: the
+/// gradient's difference steps and the draws at the band's edge reach h/8 beyond it.
+constexpr double kMeshReachBeyondBandVoxels = 2;
+
 }  // namespace
 
 PartSubject::PartSubject(const DefaultPart& part, double h, double band, unsigned threads)
@@ -58,6 +88,20 @@ PartSubject::PartSubject(const DefaultPart& part, double h, double band, unsigne
   baked_[1]->spec = {{"type", "translate"}, {"by", {by[0], by[1], by[2]}}, {"shape", part.spec}};
 }
 
+PartSubject::PartSubject(const MeshSubject& mesh, double h, double band, unsigned threads)
+    : part_(nullptr), mesh_(&mesh), h_(h), band_(band), threads_(threads) {
+  mesh_info_ = std::make_unique<DefaultPart>();
+  mesh_info_->name = mesh.part.name;
+  mesh_info_->description = mesh.part.description;
+  mesh_info_->spec = nullptr;
+  mesh_info_->volume = mesh.part.volume;
+  mesh_info_->volume_exact = true;
+  mesh_info_->volume_source = "the mesh's polyhedral volume, exact";
+  part_ = mesh_info_.get();
+  baked_[0] = std::make_unique<Baked>();
+  baked_[1] = std::make_unique<Baked>();
+}
+
 PartSubject::~PartSubject() = default;
 PartSubject::PartSubject(PartSubject&&) noexcept = default;
 
@@ -67,6 +111,7 @@ std::array<double, 3> PartSubject::far_offset() const noexcept {
 
 template <class S>
 const Field<S>& PartSubject::field(Placement where) {
+  if (mesh_) throw std::logic_error("PartSubject::field: " + part_->name + " is a mesh part");
   Baked& b = *baked_[static_cast<int>(where)];
   auto& slot = field_slot<S>(b);
   if (!slot) slot.emplace(compile_field<S>(b.spec));
@@ -74,23 +119,139 @@ const Field<S>& PartSubject::field(Placement where) {
 }
 
 template <class S>
-const Grid<S>& PartSubject::grid(Placement where) {
-  Baked& b = *baked_[static_cast<int>(where)];
-  auto& slot = grid_slot<S>(b);
-  if (!slot) {
+Grid<S> PartSubject::bake_in(Placement where, double h) {
+  if (!mesh_) {
     BakeSettings settings;
-    settings.h = h_;
+    settings.h = h;
     settings.band = band_;
     settings.threads = threads_;
-    slot.emplace(bake(field<S>(where), settings));
+    return bake(field<S>(where), settings);
   }
+  Baked& b = *baked_[static_cast<int>(where)];
+  if (!b.mesh) {
+    TriangleMesh moved = mesh_->part.mesh;
+    if (where == Placement::far) {
+      const std::array<double, 3> by = far_offset();
+      for (auto& p : moved.positions)
+        for (std::size_t a = 0; a < 3; ++a) p[a] += by[a];
+    }
+    b.mesh = RunContext::prepare(*mesh_, moved);
+  }
+  MeshBakeSettings settings;
+  settings.h = h;
+  settings.band = band_;
+  settings.threads = threads_;
+  return bake_mesh<S>(*b.mesh, settings);
+}
+
+template <class S>
+const Grid<S>& PartSubject::grid(Placement where) {
+  auto& slot = grid_slot<S>(*baked_[static_cast<int>(where)]);
+  if (!slot) slot.emplace(bake_in<S>(where, h_));
   return *slot;
+}
+
+template <class S>
+Grid<S> PartSubject::bake_at(double h) {
+  return bake_in<S>(Placement::origin, h);
+}
+
+const reference::ExactShape& PartSubject::shape(Placement where) {
+  Baked& b = *baked_[static_cast<int>(where)];
+  if (!b.shape) {
+    if (mesh_)
+      b.shape = std::make_unique<reference::MeshShape>(
+          triangle_corners(mesh_->part.mesh, where == Placement::far ? far_offset() : std::array<double, 3>{0, 0, 0}),
+          (band_ + kMeshReachBeyondBandVoxels) * h_);
+    else
+      b.shape = std::make_unique<reference::FormulaShape<double>>(field<double>(where), is_euclidean_distance(b.spec));
+  }
+  return *b.shape;
+}
+
+template <class S>
+Box PartSubject::draw_box(Placement where) {
+  const Box bounds = shape(where).bounds();
+  if (bounds.finite() && !bounds.empty()) {
+    Box box = bounds;
+    for (std::size_t a = 0; a < 3; ++a) {
+      box.lo[a] -= (band_ + 1) * h_;
+      box.hi[a] += (band_ + 1) * h_;
+    }
+    return box;
+  }
+  if (auto world = grid<S>(where).world_box()) return *world;
+  throw Error(ErrorCode::nobox, "part " + part_->name + " has no finite box and no stored bricks to draw points in");
+}
+
+namespace {
+
+VolumeEstimate estimate_volume(const Field<double>& field, double h, double band, unsigned threads) {
+  VolumeEstimate out;
+  for (std::size_t n = 0; n < 3; ++n) {
+    out.h[n] = std::ldexp(h, -static_cast<int>(n));
+    BakeSettings bake_settings;
+    bake_settings.h = out.h[n];
+    bake_settings.band = band;
+    bake_settings.threads = threads;
+    out.volumes[n] = bake(field, bake_settings).volume();
+  }
+  const double d1 = out.volumes[0] - out.volumes[1], d2 = out.volumes[1] - out.volumes[2];
+  if (d1 != 0 && d2 != 0 && (d1 > 0) == (d2 > 0) && std::fabs(d2) < std::fabs(d1)) {
+    const double p = std::log2(d1 / d2);
+    out.order = p;
+    out.estimate = out.volumes[2] - d2 / (std::exp2(p) - 1);
+    const double with_order_2 = out.volumes[2] - d2 / 3;
+    out.uncertainty =
+        std::fmax(std::fabs(out.estimate - with_order_2), std::fabs(d2) / ((std::exp2(p) - 1) * std::exp2(p)));
+  } else {
+    out.estimate = out.volumes[2];
+    out.uncertainty = std::fmax(std::fabs(d1), std::fabs(d2));
+  }
+  return out;
+}
+
+}  // namespace
+
+nlohmann::json volume_estimate_json(const VolumeEstimate& e) {
+  return {{"method", "Richardson extrapolation of the core's double volumes at h, h/2, h/4"},
+          {"h", {e.h[0], e.h[1], e.h[2]}},
+          {"volumes", {finite_or_null(e.volumes[0]), finite_or_null(e.volumes[1]), finite_or_null(e.volumes[2])}},
+          {"order", e.order ? finite_or_null(*e.order) : nlohmann::json(nullptr)},
+          {"order_null_reason", e.order ? nlohmann::json(nullptr)
+                                        : nlohmann::json("the series does not converge monotonically: the estimate "
+                                                         "is the volume at h/4, its uncertainty the larger step")},
+          {"estimate", finite_or_null(e.estimate)},
+          {"uncertainty", finite_or_null(e.uncertainty)},
+          {"relative_uncertainty", finite_or_null(e.uncertainty / std::fabs(e.estimate))}};
+}
+
+const VolumeReference& PartSubject::volume_reference() {
+  if (volume_) return *volume_;
+  VolumeReference r;
+  if (std::isfinite(part_->volume) && part_->volume > 0) {
+    r.volume = part_->volume;
+    r.uncertainty = part_->volume_uncertainty;
+    r.source = part_->volume_source;
+  } else {
+    r.estimate = estimate_volume(field<double>(Placement::origin), h_, band_, threads_);
+    r.volume = r.estimate->estimate;
+    r.uncertainty = r.estimate->uncertainty;
+    r.estimated = true;
+    r.source = "estimated by Richardson extrapolation of the core's volumes at h, h/2 and h/4 (method_estimate)";
+  }
+  volume_ = std::move(r);
+  return *volume_;
 }
 
 template const Field<float>& PartSubject::field<float>(Placement);
 template const Field<double>& PartSubject::field<double>(Placement);
 template const Grid<float>& PartSubject::grid<float>(Placement);
 template const Grid<double>& PartSubject::grid<double>(Placement);
+template Grid<float> PartSubject::bake_at<float>(double);
+template Grid<double> PartSubject::bake_at<double>(double);
+template Box PartSubject::draw_box<float>(Placement);
+template Box PartSubject::draw_box<double>(Placement);
 
 RunContext::RunContext(const RunSettings& settings, Progress& progress)
     : settings_(settings),
@@ -114,6 +275,21 @@ RunContext::RunContext(const RunSettings& settings, Progress& progress)
   }
   if (settings.parts.empty() && settings.spec_parts.empty())
     for (const DefaultPart& p : default_parts()) parts_.emplace_back(p, settings.h, settings.band, threads_);
+  formula_parts_ = parts_.size();
+  load_mesh_parts();
+  for (const MeshSubject& mesh : mesh_parts_) {
+    const std::size_t triangles = mesh.part.mesh.triangles.size();
+    if (mesh.source == "built-in" && settings.mesh_parts.empty() && triangles > kExactReferenceTriangles) {
+      meshes_without_grids_.push_back(
+          {mesh.part.name,
+           "a built-in stress mesh of " + std::to_string(triangles) + " triangles for the mesh calculations: by "
+           "default the grid calculations audit the built-in meshes of at most " +
+               std::to_string(kExactReferenceTriangles) + " triangles; name it with --part to audit its grids",
+           {}});
+      continue;
+    }
+    parts_.emplace_back(mesh, settings.h, settings.band, threads_);
+  }
 }
 
 bool RunContext::wants(Storage s) const noexcept {
@@ -158,7 +334,6 @@ std::vector<std::string> builtin_mesh_names(const RunSettings& s) {
 }  // namespace
 
 void RunContext::load_mesh_parts() {
-  if (mesh_parts_) return;
   std::vector<MeshSubject> loaded;
   for (const std::string& name : builtin_mesh_names(settings_)) loaded.push_back({distgrid::mesh_part(name), "built-in", {}});
   for (const std::string& file : settings_.mesh_files) {
@@ -184,20 +359,9 @@ std::vector<std::string> RunContext::mesh_part_names() const {
   return names;
 }
 
-std::size_t RunContext::mesh_part_count() {
-  load_mesh_parts();
-  return mesh_parts_->size();
-}
-
-const MeshSubject& RunContext::mesh_part(std::size_t n) {
-  load_mesh_parts();
-  return mesh_parts_->at(n);
-}
-
 std::vector<const MeshSubject*> RunContext::mesh_parts_up_to(std::size_t max_triangles) {
-  load_mesh_parts();
   std::vector<const MeshSubject*> parts;
-  for (const MeshSubject& m : *mesh_parts_) {
+  for (const MeshSubject& m : mesh_parts_) {
     if (m.part.mesh.triangles.size() <= max_triangles) parts.push_back(&m);
     else
       skip_part(m.part.name, std::to_string(m.part.mesh.triangles.size()) + " triangles, more than the " +
@@ -206,29 +370,29 @@ std::vector<const MeshSubject*> RunContext::mesh_parts_up_to(std::size_t max_tri
   return parts;
 }
 
-const MeshSubject& RunContext::mesh_part_named(std::string_view name) {
-  load_mesh_parts();
-  for (const MeshSubject& m : *mesh_parts_)
+const MeshSubject& RunContext::mesh_part_named(std::string_view name) const {
+  for (const MeshSubject& m : mesh_parts_)
     if (m.part.name == name) return m;
   throw Error(ErrorCode::badarg, "replay: the run has no mesh part named \"" + std::string(name) + "\"");
 }
 
-PreparedMesh RunContext::prepare(const MeshSubject& mesh) {
-  return prepare_mesh(mesh.part.mesh, mesh.source == "built-in" ? mesh.part.name : mesh.source,
-                      !mesh.sign_untrusted.empty());
+PreparedMesh RunContext::prepare(const MeshSubject& mesh) { return prepare(mesh, mesh.part.mesh); }
+
+PreparedMesh RunContext::prepare(const MeshSubject& mesh, const TriangleMesh& as) {
+  return prepare_mesh(as, mesh.source == "built-in" ? mesh.part.name : mesh.source, !mesh.sign_untrusted.empty());
 }
 
-void RunContext::skip_part(std::string part, std::string reason) {
+void RunContext::skip_part(std::string part, std::string reason, std::string generator) {
   for (const SkippedPart& s : skipped_)
-    if (s.part == part) return;
-  skipped_.push_back({std::move(part), std::move(reason)});
+    if (s.part == part && s.generator == generator) return;
+  skipped_.push_back({std::move(part), std::move(reason), std::move(generator)});
 }
 
 void RunContext::mark_untrusted(const MeshSubject& mesh) {
   if (mesh.sign_untrusted.empty()) return;
   for (const SkippedPart& s : untrusted_)
     if (s.part == mesh.part.name) return;
-  untrusted_.push_back({mesh.part.name, mesh.sign_untrusted});
+  untrusted_.push_back({mesh.part.name, mesh.sign_untrusted, {}});
 }
 
 std::vector<SkippedPart> RunContext::take_skipped_parts() { return std::exchange(skipped_, {}); }
@@ -287,7 +451,7 @@ nlohmann::json settings_json(const RunSettings& s, const RunContext& context) {
   nlohmann::json storages = nlohmann::json::array(), parts = nlohmann::json::array(),
                  spec_parts = nlohmann::json::array(), h_series = nlohmann::json::array();
   for (Storage st : s.storages) storages.push_back(storage_name(st));
-  for (std::size_t n = 0; n < context.part_count(); ++n) {
+  for (std::size_t n = 0; n < context.formula_part_count(); ++n) {
     const std::string& name = context.part(n).part().name;
     bool is_spec = false;
     for (const SpecPart& p : s.spec_parts) is_spec = is_spec || p.name == name;
@@ -329,14 +493,31 @@ nlohmann::json settings_json(const RunSettings& s, const RunContext& context) {
            "volume sum); inexact when a calculation declared exact gave a wrong answer"}};
 }
 
+/// The box of a mesh's corners, moved by `offset` and widened by `margin`.
+Box mesh_box(const TriangleMesh& mesh, const std::array<double, 3>& offset, double margin) {
+  Box box;
+  box.lo = {INFINITY, INFINITY, INFINITY};
+  box.hi = {-INFINITY, -INFINITY, -INFINITY};
+  for (const auto& p : mesh.positions)
+    for (std::size_t a = 0; a < 3; ++a) {
+      box.lo[a] = std::min(box.lo[a], p[a] + offset[a] - margin);
+      box.hi[a] = std::max(box.hi[a], p[a] + offset[a] + margin);
+    }
+  return box;
+}
+
 /// The measured data budget models name (gate.hpp's model_names): the largest
-/// |x|/h of the formula parts' inputs at the origin and in the far copy (each
+/// |x|/h of the grid parts' inputs at the origin and in the far copy (each
 /// part's box padded by the band), and whether h is a power of two.
 void put_model_settings(nlohmann::json& section, const RunSettings& s, RunContext& context) {
   double reach = 0, far = 0;
   for (std::size_t n = 0; n < context.part_count(); ++n)
     for (Placement where : {Placement::origin, Placement::far}) {
-      const Box box = context.part(n).field<double>(where).bounds_within(s.band * s.h);
+      PartSubject& part = context.part(n);
+      const Box box = part.is_formula() ? part.field<double>(where).bounds_within(s.band * s.h)
+                                        : mesh_box(part.mesh()->part.mesh, where == Placement::far ? part.far_offset()
+                                                                                                 : std::array<double, 3>{},
+                                                   s.band * s.h);
       double& largest = where == Placement::origin ? reach : far;
       for (std::size_t a = 0; a < 3; ++a)
         for (double x : {box.lo[a], box.hi[a]})
@@ -348,14 +529,17 @@ void put_model_settings(nlohmann::json& section, const RunSettings& s, RunContex
   section["h_power_of_two"] = std::frexp(s.h, &exponent) == 0.5;
 }
 
-/// Why a calculation on formula parts lists a mesh part as skipped.
-constexpr const char* kMeshGridNotAudited =
-    "a mesh part: this calculation audits grids baked from formula parts, whose exact node values the "
-    "reference evaluates; grids baked from a mesh are audited by the mesh calculations";
+/// Why a calculation on compiled formulas lists a mesh part as skipped.
+constexpr const char* kMeshHasNoFormula =
+    "a mesh part has no formula: this calculation audits compiled formulas; the grids baked from the mesh "
+    "are audited by the grid, contour and export calculations";
 
 nlohmann::json skipped_parts_json(const std::vector<SkippedPart>& parts) {
   nlohmann::json out = nlohmann::json::array();
-  for (const SkippedPart& p : parts) out.push_back({{"part", p.part}, {"reason", p.reason}});
+  for (const SkippedPart& p : parts) {
+    out.push_back({{"part", p.part}, {"reason", p.reason}});
+    if (!p.generator.empty()) out.back()["generator"] = p.generator;
+  }
   return out;
 }
 
@@ -415,7 +599,9 @@ nlohmann::json run_audit(const RunSettings& settings, Progress& progress) {
     const std::vector<CalculationResult> results = calculation.run(context);
     std::vector<SkippedPart> skipped = context.take_skipped_parts();
     if (calculation.parts_taken == PartsTaken::formula)
-      for (const std::string& name : context.mesh_part_names()) context.skip_part(name, kMeshGridNotAudited);
+      for (const std::string& name : context.mesh_part_names()) context.skip_part(name, kMeshHasNoFormula);
+    if (calculation.parts_taken == PartsTaken::grid)
+      for (const SkippedPart& mesh : context.meshes_without_grids()) context.skip_part(mesh.part, mesh.reason);
     for (SkippedPart& s : context.take_skipped_parts()) skipped.push_back(std::move(s));
     const std::vector<SkippedPart> untrusted = context.take_untrusted_parts();
     const double seconds =
@@ -469,7 +655,8 @@ nlohmann::json run_audit(const RunSettings& settings, Progress& progress) {
   Refinement refinement;
   if (compare || claim_needs_refinement)
     refinement = run_refinement(
-        context, settings.h_series.size() > 1 ? settings.h_series : default_refinement_series(quick), quick);
+        context, settings.h_series.size() > 1 ? settings.h_series : default_refinement_series(settings.h, quick),
+        quick);
   nlohmann::json claims_section;
   bool claims_pass = true;
   if (any_claim) {
@@ -480,7 +667,7 @@ nlohmann::json run_audit(const RunSettings& settings, Progress& progress) {
   }
 
   nlohmann::json comparison_section;
-  if (compare) comparison_section = comparison_json(context, entries, refinement);
+  if (compare) comparison_section = comparison_json(context, entries, refinement, settings_section);
 
   settings_section["inputs"] = counts;
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

@@ -6,8 +6,10 @@ Usage: check_user_parts.py AUDIT_TOOL SPEC.json WORK_DIR
 Writes the test meshes (make_test_meshes.py), then:
   1. runs a quick float audit with --mesh bumpy_ball.obj --spec SPEC: every
      mesh calculation names the mesh in its entry and does not skip it; every
-     calculation on formula parts names the spec part, and lists the mesh in
-     parts_skipped with a reason; the report's settings record both;
+     grid-level calculation (bake.*, grid.*, contour.*, export.*) names both
+     parts and skips neither whole (a generator it cannot draw for a mesh is
+     listed with its reason); field.eval names the spec part and lists the
+     mesh in parts_skipped with a reason; the report's settings record both;
   2. replays, per mesh calculation and list of kept inputs, the first input
      that came from the user's mesh (replay reads the mesh file again) and
      expects bit-for-bit;
@@ -16,7 +18,9 @@ Writes the test meshes (make_test_meshes.py), then:
   4. refuses the open mesh with openmesh naming the file, and with --allow-open
      accepts it and marks the sign-dependent results sign_untrusted;
   5. the spec part's volume error is against a labelled Richardson estimate
-     (never an error of 1), and --reference-volume replaces that estimate.
+     (never an error of 1), the contour meshes' volume and method errors of a
+     part that is no distance are labelled estimated, and --reference-volume
+     replaces that estimate.
 Exits 1 naming the first failed check.
 """
 import json
@@ -28,10 +32,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 MESH_CALCULATIONS = ["mesh.weld", "mesh.normals", "mesh.node_distance", "mesh.closest_point",
                      "mesh.ray_parity", "mesh.edge_key"]
-FORMULA_CALCULATIONS = ["bake.plan", "bake.node_values", "grid.sample", "grid.gradient", "grid.world_box",
-                        "grid.volume", "field.eval", "contour.surface_nets", "contour.marching_cubes",
-                        "export.stl", "export.obj", "export.ply"]
-SIGN_CALCULATIONS = ["mesh.node_distance", "mesh.ray_parity", "mesh.normals"]
+GRID_CALCULATIONS = ["bake.plan", "bake.node_values", "grid.sample", "grid.gradient", "grid.world_box",
+                     "grid.volume", "contour.surface_nets", "contour.marching_cubes", "export.stl", "export.obj",
+                     "export.ply"]
+FORMULA_CALCULATIONS = ["field.eval"]
+SIGN_CALCULATIONS = ["mesh.node_distance", "mesh.ray_parity", "mesh.normals", "bake.node_values", "grid.sample",
+                     "grid.volume", "contour.surface_nets"]
 
 
 def fail(message):
@@ -71,7 +77,7 @@ def main():
     if settings["mesh_parts"] != [] or settings["parts"] != []:
         fail("the built-in parts were not replaced: %s %s" % (settings["parts"], settings["mesh_parts"]))
     entries = {e["id"]: e for e in report["calculations"]}
-    for calc in MESH_CALCULATIONS + FORMULA_CALCULATIONS:
+    for calc in MESH_CALCULATIONS + GRID_CALCULATIONS + FORMULA_CALCULATIONS:
         if calc not in entries:
             fail("no entry for " + calc)
     for calc in MESH_CALCULATIONS:
@@ -82,6 +88,14 @@ def main():
             fail(calc + " skipped %s" % e["parts_skipped"])
         if "sign_untrusted" in e:
             fail(calc + " marks a closed mesh untrusted")
+    for calc in GRID_CALCULATIONS:
+        e = entries[calc]
+        for part in (spec_name, "bumpy_ball"):
+            if part not in entry_text(e):
+                fail(calc + " does not name the part " + part)
+        for s in e["parts_skipped"]:
+            if "generator" not in s or not s["reason"]:
+                fail(calc + " skips a whole part or gives no reason: %s" % s)
     for calc in FORMULA_CALCULATIONS:
         e = entries[calc]
         if spec_name not in entry_text(e):
@@ -98,12 +112,15 @@ def main():
         fail("grid.volume's method error against the estimate is %s" % row["relative"]["method"])
     for calc in ["contour.surface_nets", "contour.marching_cubes"]:
         for r in entries[calc]["details"]["by_part"]:
-            if r["part"] == spec_name and r["mesh"]["volume_relative_error"] is not None:
-                fail(calc + " reports a volume error for a part without a volume: %s" % r["mesh"])
+            estimated = r["part"] == spec_name
+            if r["mesh"]["reference_volume_estimated"] is not estimated or r["method_estimated"] is not estimated:
+                fail(calc + " labels %s's references wrongly: %s" % (r["part"], r))
+            if not 0 <= r["mesh"]["volume_relative_error"] < 0.01 or r["max_h"]["method"] is None:
+                fail(calc + " measures %s's volume or method error wrongly: %s" % (r["part"], r))
         if entries[calc]["details"]["summary"].get("volume_relative_error_max") == 1:
             fail(calc + " reports a volume error of 1")
-    print("user parts named in %d mesh and %d formula calculations" %
-          (len(MESH_CALCULATIONS), len(FORMULA_CALCULATIONS)))
+    print("user parts named in %d mesh, %d grid and %d formula calculations" %
+          (len(MESH_CALCULATIONS), len(GRID_CALCULATIONS), len(FORMULA_CALCULATIONS)))
 
     # Replay every kept input drawn from the user's mesh.
     replayed = 0

@@ -101,8 +101,9 @@ TEST(ReferenceVolume, ClampsEachShareToZeroAndOne) {
 }
 
 TEST(ReferenceExactValues, ClampTheFormulaToTheBand) {
-  const Field<double> sphere =
+  const Field<double> field =
       compile_field<double>(nlohmann::json{{"type", "sphere"}, {"center", {0, 0, 0}}, {"radius", 1.0}});
+  const FormulaShape<double> sphere(field, true);
   EXPECT_EQ(exact_node_value(sphere, 4, 0, 0, 0.25, 2), HighPrecision(0));
   EXPECT_EQ(exact_node_value(sphere, 0, 3, 0, 0.25, 2), HighPrecision(-0.25));
   EXPECT_EQ(exact_node_value(sphere, 8, 0, 0, 0.25, 2), HighPrecision(0.5));  // f = 1 > band*h
@@ -115,8 +116,9 @@ TEST(ReferenceVolume, FromExactNodeValuesOfAHalfSpaceIsComputedByHand) {
   // f = z - 0.3 over one brick at h = 1/8: a node of layer k has the share
   // clamp(1/2 - (k/8 - 0.3) * 8, 0, 1): 1 for k = 0 and 1, -1.5 + 8 * 0.3 = 0.9 for
   // k = 2 (0.3 as the double it is), 0 above. Each layer holds 64 nodes.
-  const Field<double> slab =
+  const Field<double> field =
       compile_field<double>(nlohmann::json{{"type", "halfspace"}, {"normal", {0, 0, 1}}, {"offset", 0.3}});
+  const FormulaShape<double> slab(field, true);
   Grid<double> grid(0.125, 3);
   grid.add_brick(key_of(0, 0, 0));
   const HighPrecision v = volume_from_node_values(grid, [&](std::int64_t i, std::int64_t j, std::int64_t k) {

@@ -53,9 +53,10 @@ TEST(OrderFit, IsNullWithAReasonWhenItCannotBeFitted) {
   EXPECT_FALSE(fit_order(kSeries, std::vector<double>{1e-3, std::numeric_limits<double>::quiet_NaN(), 1e-5, 1e-6}).order);
 }
 
-TEST(RefinementSeries, HalvesFromOneSixteenthAndAQuickRunStopsAtOneSixtyFourth) {
-  EXPECT_EQ(default_refinement_series(false), kSeries);
-  EXPECT_EQ(default_refinement_series(true), (std::vector<double>{1.0 / 16, 1.0 / 32, 1.0 / 64}));
+TEST(RefinementSeries, SurroundsTheRunsOwnHAndAQuickRunStopsThere) {
+  EXPECT_EQ(default_refinement_series(1.0 / 64, false), (std::vector<double>{1.0 / 32, 1.0 / 64, 1.0 / 128}));
+  EXPECT_EQ(default_refinement_series(1.0 / 64, true), (std::vector<double>{1.0 / 16, 1.0 / 32, 1.0 / 64}));
+  EXPECT_EQ(default_refinement_series(0.0123, false), (std::vector<double>{0.0246, 0.0123, 0.00615}));
 }
 
 }  // namespace

@@ -528,7 +528,9 @@ class PageWriter {
     if (parts.empty()) return;
     html_ += "<p class=\"note\"><span class=\"flag\">" + escape(heading) + "</span></p>\n<ul class=\"note\">";
     for (const json& p : parts)
-      html_ += "<li><code>" + escape(text_of(p, "part", "?")) + "</code>: " + escape(text_of(p, "reason", "?")) + "</li>";
+      html_ += "<li><code>" + escape(text_of(p, "part", "?")) + "</code>" +
+               (member(p, "generator") ? " (generator <code>" + escape(text_of(p, "generator", "?")) + "</code>)" : "") +
+               ": " + escape(text_of(p, "reason", "?")) + "</li>";
     html_ += "</ul>\n";
   }
 
@@ -854,6 +856,7 @@ class PageWriter {
     if (const json* verdict = member(*comparison, "verdict")) {
       html_ += "<h4>Verdict on the open item: " + badge(text_of(*verdict, "decision", "no decision"), "verdict") +
                "</h4><p>" + escape(text_of(*verdict, "summary")) + "</p>";
+      if (const json* scope = member(*verdict, "scope")) html_ += "<p>Scope of the verdict:</p>" + generic_html(*scope);
       if (const json* per = member(*verdict, "per_part_and_h")) html_ += generic_html(*per);
       html_ += "\n";
     } else {

@@ -105,11 +105,12 @@ double replay_double(const ReplayRequest& request, std::string_view name);
 /// The named value read as a whole number; badarg when not one.
 std::int64_t replay_integer(const ReplayRequest& request, std::string_view name);
 
-/// The kind of the run's parts a calculation draws from. A calculation on
-/// formula parts lists every mesh part of the run in its entry's parts_skipped
-/// (it audits grids baked from formulas only); a mesh calculation lists there
-/// the mesh parts it cannot use, with the reason (RunContext::skip_part).
-enum class PartsTaken { none, formula, mesh };
+/// The kind of the run's parts a calculation draws from: `grid`, the grids
+/// baked from every part, formula or mesh (RunContext::part); `formula`, the
+/// compiled formulas only, so every mesh part of the run is listed in the
+/// entry's parts_skipped; `mesh`, the mesh parts' triangles. A calculation lists
+/// there any other part it cannot use, with the reason (RunContext::skip_part).
+enum class PartsTaken { none, formula, grid, mesh };
 
 struct Calculation {
   std::string_view id;

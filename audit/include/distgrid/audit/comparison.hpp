@@ -18,9 +18,13 @@ inline constexpr double kNegligibleStorageShare = 0.01;
 /// The report's "comparison" section. `calculation_entries` is the report's
 /// "calculations" array: a row is made for every id with both storages whose
 /// entries carry storage and method errors (and per part where the entry's
-/// details.by_part gives them). Precondition: the run has both storages.
+/// details.by_part gives them). The verdict rests on the refinement series'
+/// cells (the run's parts at the series' h) and states its scope: the parts,
+/// the h, the band and the range of |x|/h of the inputs (from
+/// `settings_section`'s reach_voxels and largest_abs_x_over_h); with no cell it
+/// gives no verdict and says why. Precondition: the run has both storages.
 nlohmann::json comparison_json(RunContext& context, const nlohmann::json& calculation_entries,
-                               const Refinement& refinement);
+                               const Refinement& refinement, const nlohmann::json& settings_section);
 
 /// The comparison's "rows" alone, from the report's calculation entries and
 /// its h (what merge recomputes once every shard's entries are joined).

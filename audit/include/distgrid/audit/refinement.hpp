@@ -50,19 +50,25 @@ struct RefinementPoint {
 
 struct RefinementPart {
   std::string part;
-  double analytic_volume = 0;
+  double analytic_volume = 0;       ///< the volume compared with (VolumeReference)
   bool analytic_exact = false;
   double analytic_uncertainty = 0;  ///< relative
+  /// The volume is an estimate (Richardson extrapolation of the core's own
+  /// volumes), so the fitted order restates the observed one.
+  bool reference_estimated = false;
+  std::string volume_source;
   std::vector<RefinementPoint> points;  ///< by ascending index into the series (largest h first)
   OrderFit fit;                         ///< of |volume_method_relative| against h
-  /// False where the part's features are only a few voxels wide at these h, so
-  /// the fit does not show the method's asymptotic order.
+  /// Whether the orders observed between successive h agree: false where the
+  /// part's features are only a few voxels wide at these h, so the fit does not
+  /// show the method's asymptotic order.
   bool asymptotic = true;
   /// Leading coefficient expected from the mean-curvature bias h^2/12 * integral of
   /// H dA / V (edges counted by their dihedral angle), where the part's shape gives it.
   std::optional<double> predicted_coefficient;
-  /// "smooth curved" (sphere, torus), "flat faces and sharp edges" (a box) or
-  /// "mixed" (flat, curved, rounded and cut features), from the part's formula.
+  /// "smooth curved" (sphere, torus), "flat faces and sharp edges" (a box),
+  /// "mixed" (flat, curved, rounded and cut features), from the part's formula,
+  /// or "polyhedral" (a mesh part).
   std::string surface;
   std::string predicted_null_reason;
 };
@@ -81,11 +87,14 @@ struct Refinement {
   bool ran = false;
 };
 
-/// h = 1/16, 1/32, 1/64, 1/128; a quick run stops at 1/64.
-std::vector<double> default_refinement_series(bool quick);
+/// The series around the run's h: 2h, h, h/2; a quick run 4h, 2h, h (no finer
+/// than the run's h).
+std::vector<double> default_refinement_series(double h, bool quick);
 
-/// Bakes each of the run's parts with an exact (or well known) volume at every h
-/// of the series, float and double. The run's own grids are reused at the run's h.
+/// Bakes each of the run's grid parts (formula and mesh parts) at every h of the
+/// series, float and double, and compares its volumes with the part's volume
+/// reference (PartSubject::volume_reference). The run's own grids are reused at
+/// the run's h; an h where a part's grid would be too large is skipped, with why.
 /// Sample points are drawn from (seed, "refinement", part, index).
 Refinement run_refinement(RunContext& context, const std::vector<double>& h_series, bool quick);
 

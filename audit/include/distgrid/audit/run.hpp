@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "distgrid/audit/progress.hpp"
+#include "distgrid/audit/reference/exact_values.hpp"
 #include "distgrid/audit/storage.hpp"
 #include "distgrid/default_parts.hpp"
 #include "distgrid/field.hpp"
@@ -101,10 +102,12 @@ struct MeshSubject {
   std::string sign_untrusted;
 };
 
-/// A part a calculation did not audit, and why (a report entry's parts_skipped).
+/// A part a calculation did not audit, or one of its input generators it did
+/// not draw for the part, and why (a report entry's parts_skipped).
 struct SkippedPart {
   std::string part;
   std::string reason;
+  std::string generator;  ///< empty: the whole part
 };
 
 /// The most triangles a mesh part may have for the calculations whose exact
@@ -122,29 +125,83 @@ enum class Placement { origin, far };
 /// differently than at the origin.
 inline constexpr std::array<double, 3> kFarOffsetVoxels{500000.375, -500000.625, 499999.125};
 
-/// A default part, compiled and baked on first use for each placement and storage.
+/// The volume of a formula part with no analytic or given one, estimated by
+/// Richardson extrapolation of the core's double volumes at h, h/2 and h/4:
+/// with d1 = V(h) - V(h/2) and d2 = V(h/2) - V(h/4) of one sign and |d2| < |d1|,
+/// the observed order p = log2(d1 / d2) and V* = V(h/4) - d2 / (2^p - 1); its
+/// uncertainty is the larger of the spread to the extrapolation with the rule's
+/// order 2 and the next term's size d2 / ((2^p - 1) 2^p). A series that does not
+/// converge monotonically gives V(h/4) with max(|d1|, |d2|).
+struct VolumeEstimate {
+  std::array<double, 3> h{}, volumes{};
+  std::optional<double> order;
+  double estimate = 0, uncertainty = 0;
+};
+/// The estimate as the report gives it (method_estimate).
+nlohmann::json volume_estimate_json(const VolumeEstimate& estimate);
+
+/// The volume a part's volumes are compared with: analytic, best known, given
+/// (--reference-volume), the polyhedral volume of a mesh, or estimated.
+struct VolumeReference {
+  double volume = 0;
+  double uncertainty = 0;     ///< absolute; 0 when exact
+  bool estimated = false;     ///< by Richardson extrapolation (then `estimate` holds how)
+  std::string source;         ///< where the number comes from
+  std::optional<VolumeEstimate> estimate;
+};
+
+/// A part the grid-level calculations audit: a formula part (a default part or
+/// a user's spec) or a mesh part (built-in or a user's file), baked on first use
+/// for each placement and storage, with the exact shape its references read.
 class PartSubject {
  public:
-  /// `part` must outlive the subject.
+  /// A formula part; `part` must outlive the subject.
   PartSubject(const DefaultPart& part, double h, double band, unsigned threads);
+  /// A mesh part; `mesh` must outlive the subject.
+  PartSubject(const MeshSubject& mesh, double h, double band, unsigned threads);
   ~PartSubject();
   PartSubject(PartSubject&&) noexcept;
 
+  /// Name, description and volume; a mesh part's spec is null and its volume
+  /// the exact polyhedral volume.
   const DefaultPart& part() const noexcept { return *part_; }
+  bool is_formula() const noexcept { return mesh_ == nullptr; }
+  /// The mesh part, or nullptr for a formula part.
+  const MeshSubject* mesh() const noexcept { return mesh_; }
   /// The world offset of the far copy: kFarOffsetVoxels * h.
   std::array<double, 3> far_offset() const noexcept;
 
+  /// The compiled formula of a formula part; throws std::logic_error for a mesh part.
   template <class S>
   const Field<S>& field(Placement where);
   template <class S>
   const Grid<S>& grid(Placement where);
+  /// A fresh bake of the part at the origin at another voxel size (the run's band).
+  template <class S>
+  Grid<S> bake_at(double h);
+  /// What the grid at `where` approximates, in high precision (the references'
+  /// exact node values): the formula, or the exact distance to the mesh
+  /// (exact up to (band + 2) h from it).
+  const reference::ExactShape& shape(Placement where);
+  /// The box inputs are drawn in: the shape's bounds widened by (band + 1) h, or
+  /// the grid's world box for a formula without a finite box. Error(nobox) with neither.
+  template <class S>
+  Box draw_box(Placement where);
+  /// What the part's volumes are compared with; a formula part with no known
+  /// volume is estimated (bakes at h/2 and h/4), once.
+  const VolumeReference& volume_reference();
 
  private:
   struct Baked;
+  template <class S>
+  Grid<S> bake_in(Placement where, double h);
   const DefaultPart* part_;
+  const MeshSubject* mesh_ = nullptr;
+  std::unique_ptr<DefaultPart> mesh_info_;  // part_ of a mesh part
   double h_, band_;
   unsigned threads_;
   std::unique_ptr<Baked> baked_[2];  // by Placement
+  std::optional<VolumeReference> volume_;
 };
 
 /// Input indices [first, last) of one generator.
@@ -167,30 +224,41 @@ class RunContext {
   /// single run's inputs in its order. [0, count) in an unsplit run.
   InputRange shard_inputs(std::size_t count) const noexcept;
 
-  /// Formula parts: default parts, then the user's spec parts.
+  /// The grid parts, in run order: the formula parts (default parts, then the
+  /// user's spec parts), then the mesh parts (as mesh_part(n)), each baked into
+  /// grids by the grid-level calculations.
   std::size_t part_count() const noexcept { return parts_.size(); }
   PartSubject& part(std::size_t n) { return parts_[n]; }
   const PartSubject& part(std::size_t n) const { return parts_[n]; }
-  /// The formula part with this name; nullptr when the run has none.
+  /// The grid part with this name; nullptr when the run has none.
   PartSubject* find_part(std::string_view name);
+  /// The formula parts among the grid parts (the first ones).
+  std::size_t formula_part_count() const noexcept { return formula_parts_; }
+  /// Mesh parts that are not grid parts, with why: the built-in meshes above
+  /// kExactReferenceTriangles when the run names no mesh (stress meshes for the
+  /// mesh calculations). A user's mesh and a named built-in one are always grid parts.
+  const std::vector<SkippedPart>& meshes_without_grids() const noexcept { return meshes_without_grids_; }
 
   /// Mesh parts: the user's files when given (plus named built-in meshes),
-  /// else the built-in meshes. Built or read on first use; not thread-safe.
-  std::size_t mesh_part_count();
-  /// The mesh parts' names in run order, without reading or building them.
+  /// else the built-in meshes; built or read when the run starts.
+  std::size_t mesh_part_count() const noexcept { return mesh_parts_.size(); }
+  /// The mesh parts' names in run order.
   std::vector<std::string> mesh_part_names() const;
-  const MeshSubject& mesh_part(std::size_t n);
+  const MeshSubject& mesh_part(std::size_t n) const { return mesh_parts_.at(n); }
   /// The mesh parts with at most `max_triangles` triangles, in run order: those a
   /// calculation whose reference visits every triangle per input can afford.
   /// Lists every larger mesh part as skipped by the calculation running (skip_part).
   std::vector<const MeshSubject*> mesh_parts_up_to(std::size_t max_triangles);
   /// The mesh part of this name; Error(badarg) when the run has none (replay).
-  const MeshSubject& mesh_part_named(std::string_view name);
+  const MeshSubject& mesh_part_named(std::string_view name) const;
   /// prepare_mesh of a mesh part, allowing an open mesh only where the run does.
   static PreparedMesh prepare(const MeshSubject& mesh);
+  /// The same for the part's mesh as moved (`as`: its far copy).
+  static PreparedMesh prepare(const MeshSubject& mesh, const TriangleMesh& as);
 
-  /// Records that the calculation running does not audit `part`, and why; once per part.
-  void skip_part(std::string part, std::string reason);
+  /// Records that the calculation running does not audit `part` (or only not
+  /// its `generator`), and why; once per part and generator.
+  void skip_part(std::string part, std::string reason, std::string generator = {});
   /// Records that a result of the calculation running depends on the sign of a
   /// mesh part whose sign cannot be trusted (MeshSubject::sign_untrusted); once per part.
   void mark_untrusted(const MeshSubject& mesh);
@@ -205,8 +273,10 @@ class RunContext {
   Progress& progress_;
   unsigned threads_;
   std::vector<std::unique_ptr<DefaultPart>> spec_parts_;  // stable addresses for PartSubject
+  std::vector<MeshSubject> mesh_parts_;                   // filled once, before parts_
   std::vector<PartSubject> parts_;
-  std::optional<std::vector<MeshSubject>> mesh_parts_;
+  std::size_t formula_parts_ = 0;
+  std::vector<SkippedPart> meshes_without_grids_;
   std::vector<SkippedPart> skipped_, untrusted_;
 };
 
