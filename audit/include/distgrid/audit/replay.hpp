@@ -37,8 +37,9 @@ struct ReplayOutcome {
   std::string difference;
 };
 
-/// Throws distgrid::Error(badarg) when the report has no such calculation,
-/// storage, quantity or rank, or the calculation cannot replay, and
+/// Throws distgrid::Error(badarg) naming the option (--calc, --storage, --error,
+/// --rank) when the report has no such calculation, storage, quantity or rank, or
+/// the calculation cannot replay, and
 /// Error(badfile) when the report is malformed.
 ReplayOutcome replay_from_report(const nlohmann::json& report, const ReplayOptions& options, Progress& progress);
 
