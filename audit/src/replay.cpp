@@ -90,12 +90,18 @@ ReplayOutcome replay_from_report(const json& report, const ReplayOptions& option
   check_settings(settings);
   RunContext context(settings, progress);
   out.values = calculation->replay(context, ReplayRequest{out.storage, out.input});
+  // An input may decide several things under one name (bake.plan: its box's six
+  // limits, each a brick_range decision) while the kept record names only the
+  // input: the pair equal to the report's is the one it kept, else the first.
   bool found = false;
   for (const ReplayValue& v : out.values) {
     if (v.name != options.quantity) continue;
+    const bool equal = v.result == out.report_result && v.reference == out.report_reference;
+    if (found && !equal) continue;
     found = true;
     out.result = v.result;
     out.reference = v.reference;
+    if (equal) break;
   }
   if (!found) throw Error(ErrorCode::badarg, options.id + " recomputed no \"" + options.quantity + "\" for this input");
   const char* result_name = decision ? "core answer" : "result";

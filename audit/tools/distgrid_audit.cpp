@@ -25,6 +25,7 @@
 #include "distgrid/error.hpp"
 #include "distgrid/render/policy_page.hpp"
 #include "distgrid/reports/confidence_headline.hpp"
+#include "distgrid/reports/replay_command.hpp"
 #include "distgrid/field_json.hpp"
 #include "distgrid/file_io.hpp"
 #include "distgrid/mesh_io.hpp"
@@ -145,10 +146,12 @@ Checks every calculation of the report against its budgets (default: the
 tool's audit/gates.json), and every claim the gates file records as verified against
 the report's verdict. A budget is a number or an error model evaluated at the
 report's settings (h, band, storage, |x|/h, ...). Prints every shortfall with the
-worst input behind it, then every budget that is informational (not a gate) or
-not applicable at the report's settings (a measured constant outside the
-settings it holds for); exits 1 when a calculation and storage missed a budget
-or has none, or a recorded claim is now refuted; 0 when all pass.
+worst input behind it and the 'distgrid-audit replay' command that recomputes
+that input, then every budget that is informational (not a gate) or not
+applicable at the report's settings (a measured constant outside the settings
+it holds for); exits 1 when a calculation and storage missed a budget or has
+none, or a recorded claim is now refuted, or on a typed error (badfile for a
+report or budgets file that cannot be read or is not one); 0 when all pass.
   --junit FILE  also write JUnit XML: one testcase per calculation and storage
   --json FILE   also write the verdict as JSON: every failure by id, storage and
                 metric, and every budget of the gates file (what scripts/mutants
@@ -410,6 +413,10 @@ int gate_command(int argc, char** argv) {
   for (const audit::GateFailure& f : failures) {
     std::printf("FAIL %s %s: %s\n", f.id.c_str(), f.storage.c_str(), f.message.c_str());
     if (!f.worst.empty()) std::printf("  worst: %s\n", f.worst.c_str());
+    const audit::Calculation* calculation = audit::find_calculation(f.id);
+    if (!f.worst.empty() && !f.replay_error.empty() && calculation && calculation->replay)
+      std::printf("  replay: %s\n",
+                  distgrid::reports::replay_command({report_path, f.id, f.storage, 1, f.replay_error}).c_str());
   }
   for (const audit::GateFailure& n : notes)
     std::printf("NOTE %s %s: %s\n", n.id.c_str(), n.storage.c_str(), n.message.c_str());

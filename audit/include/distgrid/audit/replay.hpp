@@ -2,7 +2,9 @@
 // Replaying one kept input of a report: the run's context is rebuilt from the
 // report's settings (h, band, seed, parts), the calculation recomputes the
 // input from its record, and the recomputed pair is compared, bit for bit as
-// text, with the pair the report holds.
+// text, with the pair the report holds. Where the input decides several things
+// under the quantity's name (bake.plan's six box limits, each a brick_range
+// decision), the pair compared is the one equal to the report's, if any.
 #include <cstddef>
 #include <optional>
 #include <string>
