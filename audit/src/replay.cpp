@@ -89,6 +89,7 @@ ReplayOutcome replay_from_report(const json& report, const ReplayOptions& option
   settings.threads = options.threads;
   check_settings(settings);
   RunContext context(settings, progress);
+  out.threads = context.threads();
   out.values = calculation->replay(context, ReplayRequest{out.storage, out.input});
   // An input may decide several things under one name (bake.plan: its box's six
   // limits, each a brick_range decision) while the kept record names only the

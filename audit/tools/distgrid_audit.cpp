@@ -477,9 +477,9 @@ int replay_command(int argc, char** argv) {
     throw Error(e.code(), report_path + ": " + e.what());
   }
   const audit::InputRecord& in = outcome.input;
-  std::printf("replay %s %s %s, rank %zu of %s\n", options.id.c_str(),
+  std::printf("replay %s %s %s, rank %zu of %s (rebuilt with %u thread%s)\n", options.id.c_str(),
               std::string(audit::storage_name(outcome.storage)).c_str(), options.quantity.c_str(), options.rank,
-              report_path.c_str());
+              report_path.c_str(), outcome.threads, outcome.threads == 1 ? "" : "s");
   std::printf("input: seed %llu, generator %s, index %llu%s%s\n", static_cast<unsigned long long>(in.seed),
               in.generator.c_str(), static_cast<unsigned long long>(in.index), in.part.empty() ? "" : ", part ",
               in.part.c_str());

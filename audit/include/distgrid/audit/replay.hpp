@@ -37,6 +37,8 @@ struct ReplayOutcome {
   std::vector<ReplayValue> values;
   /// Empty when both pairs are equal; else a sentence naming the difference.
   std::string difference;
+  /// Worker threads the run was rebuilt with (ReplayOptions::threads, 0 resolved).
+  unsigned threads = 0;
 };
 
 /// Throws distgrid::Error(badarg) naming the option (--calc, --storage, --error,
