@@ -291,22 +291,42 @@ std::string kept_input_text(const json& kept) {
 
 }  // namespace
 
-std::string worst_input_text(const json& entry, const std::string& metric) {
+namespace {
+
+/// replay's --error for the kept list of the object at `at` (a resolved pointer):
+/// /error, /errors/<name> and /decisions/<k>; empty for any other list.
+std::string replay_error_at(const json& entry, const json::json_pointer& at) {
+  const std::vector<std::string> tokens = tokens_of(at);
+  if (tokens == std::vector<std::string>{"error"}) return "error";
+  if (tokens.size() == 2 && tokens[0] == "errors") return tokens[1];
+  if (tokens.size() == 2 && tokens[0] == "decisions") {
+    const json& decision = entry[at];
+    if (decision.contains("name") && decision["name"].is_string()) return decision["name"].get<std::string>();
+  }
+  return "";
+}
+
+}  // namespace
+
+KeptInputBehind kept_input_behind(const json& entry, const std::string& metric) {
   json::json_pointer at;
   try {
-    at = json::json_pointer(metric);
+    at = resolve_metric(entry, metric);  // a decision or row by its name, as the entry numbers it
   } catch (const json::exception&) {
-    return "";
+    return {};
+  } catch (const Error&) {
+    at = json::json_pointer(metric);  // a name the entry does not have: its parents may still hold a list
   }
   const json::json_pointer mismatch_examples("/details/mismatch_examples");
   if (metric == "/mismatches" && entry.contains(mismatch_examples) && entry[mismatch_examples].is_array() &&
       !entry[mismatch_examples].empty())
-    return kept_input_text(entry[mismatch_examples][0]);
+    return {kept_input_text(entry[mismatch_examples][0]), ""};
   while (!at.empty()) {
     if (entry.contains(at) && entry[at].is_object()) {
       for (const char* list : {"worst", "closest"}) {
         const json& node = entry[at];
-        if (node.contains(list) && node[list].is_array() && !node[list].empty()) return kept_input_text(node[list][0]);
+        if (node.contains(list) && node[list].is_array() && !node[list].empty())
+          return {kept_input_text(node[list][0]), replay_error_at(entry, at)};
       }
     }
     at = at.parent_pointer();
@@ -314,8 +334,12 @@ std::string worst_input_text(const json& entry, const std::string& metric) {
   // A metric outside any statistics (such as /mismatches): the error's worst input.
   const json::json_pointer error_worst("/error/worst");
   if (entry.contains(error_worst) && entry[error_worst].is_array() && !entry[error_worst].empty())
-    return kept_input_text(entry[error_worst][0]);
-  return "";
+    return {kept_input_text(entry[error_worst][0]), "error"};
+  return {};
+}
+
+std::string worst_input_text(const json& entry, const std::string& metric) {
+  return kept_input_behind(entry, metric).text;
 }
 
 namespace {
@@ -398,8 +422,9 @@ std::vector<GateFailure> check_report_entries(const json& report, const std::vec
       if (!c.limit) what = c.note;
       else if (c.measured) what = "measured " + format_number(*c.measured) + " > budget " + budget_text(c);
       else what = (c.note.empty() ? std::string("has no number in the report") : c.note) + ", budget " + budget_text(c);
-      failures.push_back({id, storage, c.budget.metric + " " + what + " (" + c.budget.why + ")",
-                          worst_input_text(entry, c.budget.metric), c.budget.metric});
+      const KeptInputBehind kept = kept_input_behind(entry, c.budget.metric);
+      failures.push_back({id, storage, c.budget.metric + " " + what + " (" + c.budget.why + ")", kept.text,
+                          c.budget.metric, kept.replay_error});
     }
   }
   return failures;

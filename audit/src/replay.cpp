@@ -16,8 +16,11 @@ const json& find_entry(const json& report, const ReplayOptions& options) {
     if (options.storage && entry.value("storage", "") != storage_name(*options.storage)) continue;
     return entry;
   }
-  throw Error(ErrorCode::badarg, "the report has no entry for " + options.id +
-                                     (options.storage ? " " + std::string(storage_name(*options.storage)) : ""));
+  if (options.storage)
+    throw Error(ErrorCode::badarg, "--storage " + std::string(storage_name(*options.storage)) +
+                                       ": the report has no entry for " + options.id + " " +
+                                       std::string(storage_name(*options.storage)));
+  throw Error(ErrorCode::badarg, "--calc " + options.id + ": the report has no entry for " + options.id);
 }
 
 /// The kept inputs of the quantity: a statistics' worst list or a decision's closest list.
@@ -26,7 +29,9 @@ const json& kept_inputs(const json& entry, const std::string& quantity, bool& de
   if (quantity == "error") return entry.at("error").at("worst");
   if (quantity == "arithmetic" || quantity == "storage" || quantity == "method") {
     const json& stats = entry.at("errors").at(quantity);
-    if (stats.is_null()) throw Error(ErrorCode::badarg, entry["id"].get<std::string>() + " has no " + quantity + " error");
+    if (stats.is_null())
+      throw Error(ErrorCode::badarg, "--error " + quantity + ": " + entry["id"].get<std::string>() + " has no " +
+                                         quantity + " error in this report");
     return stats.at("worst");
   }
   if (entry.contains("decisions"))
@@ -35,8 +40,11 @@ const json& kept_inputs(const json& entry, const std::string& quantity, bool& de
         decision = true;
         return d.at("closest");
       }
-  throw Error(ErrorCode::badarg, entry["id"].get<std::string>() + " has no error or decision named \"" + quantity +
-                                     "\" (error, arithmetic, storage, method, or a decision's name)");
+  std::string names = "error, arithmetic, storage, method";
+  if (entry.contains("decisions"))
+    for (const json& d : entry["decisions"]) names += ", " + d.value("name", "?");
+  throw Error(ErrorCode::badarg, "--error " + quantity + ": " + entry["id"].get<std::string>() +
+                                     " has no error or decision of that name (" + names + ")");
 }
 
 InputRecord record_of(const json& kept) {
@@ -55,8 +63,8 @@ ReplayOutcome replay_from_report(const json& report, const ReplayOptions& option
   if (!report.is_object() || report.value("schema", "") != kReportSchema)
     throw Error(ErrorCode::badfile, std::string("not a ") + kReportSchema + " report");
   const Calculation* calculation = find_calculation(options.id);
-  if (!calculation) throw Error(ErrorCode::badarg, "unknown calculation \"" + options.id + "\"");
-  if (!calculation->replay) throw Error(ErrorCode::badarg, options.id + " cannot replay inputs");
+  if (!calculation) throw Error(ErrorCode::badarg, "--calc " + options.id + ": no such calculation");
+  if (!calculation->replay) throw Error(ErrorCode::badarg, "--calc " + options.id + ": cannot replay inputs");
   ReplayOutcome out;
   bool decision = false;
   json kept;
@@ -65,7 +73,7 @@ ReplayOutcome replay_from_report(const json& report, const ReplayOptions& option
     out.storage = *parse_storage(entry.at("storage").get<std::string>());
     const json& list = kept_inputs(entry, options.quantity, decision);
     if (options.rank < 1 || options.rank > list.size())
-      throw Error(ErrorCode::badarg, "rank " + std::to_string(options.rank) + " asked, but the report keeps " +
+      throw Error(ErrorCode::badarg, "--rank " + std::to_string(options.rank) + ": the report keeps " +
                                          std::to_string(list.size()) + " inputs of " + options.id + " " +
                                          std::string(storage_name(out.storage)) + " " + options.quantity);
     kept = list[options.rank - 1];
@@ -81,13 +89,20 @@ ReplayOutcome replay_from_report(const json& report, const ReplayOptions& option
   settings.threads = options.threads;
   check_settings(settings);
   RunContext context(settings, progress);
+  out.threads = context.threads();
   out.values = calculation->replay(context, ReplayRequest{out.storage, out.input});
+  // An input may decide several things under one name (bake.plan: its box's six
+  // limits, each a brick_range decision) while the kept record names only the
+  // input: the pair equal to the report's is the one it kept, else the first.
   bool found = false;
   for (const ReplayValue& v : out.values) {
     if (v.name != options.quantity) continue;
+    const bool equal = v.result == out.report_result && v.reference == out.report_reference;
+    if (found && !equal) continue;
     found = true;
     out.result = v.result;
     out.reference = v.reference;
+    if (equal) break;
   }
   if (!found) throw Error(ErrorCode::badarg, options.id + " recomputed no \"" + options.quantity + "\" for this input");
   const char* result_name = decision ? "core answer" : "result";

@@ -58,6 +58,35 @@ TEST(Gate, NamesTheWorstInputOfTheStatisticsAMetricPointsInto) {
   EXPECT_EQ(worst_input_text(entry("grid.sample", "float", 1e-6), "/error/h/max"), "");
 }
 
+TEST(Gate, NamesTheKeptListOfAMetricAsReplayAddressesIt) {
+  json e = entry("grid.sample", "float", 1e-6);
+  const json kept = {{"seed", 7}, {"generator", "band"}, {"index", 12}, {"input", {{"x", "0x1p-3"}}}};
+  e["error"]["worst"] = {kept};
+  e["errors"] = {{"storage", {{"ulps", {{"max", 3}}}, {"worst", {kept}}}}, {"method", nullptr}};
+  json closest = kept;
+  closest["index"] = 40;
+  closest["core"] = "inside";
+  closest["exact"] = "outside";
+  e["decisions"] = {{{"name", "sign"}, {"misclassified", 0}, {"closest", json::array()}},
+                    {{"name", "crossing"}, {"misclassified", 1}, {"closest", {closest}}}};
+  e["details"] = {{"mismatch_examples", {closest}}, {"by_generator", {{{"generator", "band"}, {"max_ulps", 2}}}}};
+  EXPECT_EQ(kept_input_behind(e, "/error/h/max").replay_error, "error");
+  EXPECT_EQ(kept_input_behind(e, "/errors/storage/ulps/max").replay_error, "storage");
+  // A decision is named, not numbered: its closest input, replayed by its name.
+  const KeptInputBehind decision = kept_input_behind(e, "/decisions/crossing/misclassified");
+  EXPECT_EQ(decision.replay_error, "crossing");
+  EXPECT_NE(decision.text.find("#40"), std::string::npos) << decision.text;
+  EXPECT_NE(decision.text.find("core inside exact outside"), std::string::npos) << decision.text;
+  // A decision without kept inputs, a details row and a null error: the error's worst input.
+  EXPECT_EQ(kept_input_behind(e, "/decisions/sign/misclassified").replay_error, "error");
+  EXPECT_EQ(kept_input_behind(e, "/details/by_generator/band/max_ulps").replay_error, "error");
+  EXPECT_EQ(kept_input_behind(e, "/errors/method/ulps/max").replay_error, "error");
+  // Mismatch examples are shown but replay cannot address them.
+  const KeptInputBehind mismatch = kept_input_behind(e, "/mismatches");
+  EXPECT_NE(mismatch.text.find("#40"), std::string::npos) << mismatch.text;
+  EXPECT_EQ(mismatch.replay_error, "");
+}
+
 TEST(Gate, WritesOneJUnitTestcasePerEntryFailingTheOnesThatMissed) {
   const json report = {{"schema", kReportSchema},
                        {"calculations", {entry("grid.sample", "float", 5e-8), entry("grid.sample", "double", 1e-14)}}};

@@ -72,7 +72,8 @@ def main(argv):
     loose = run(tool, "compare", base_path, worse_path, "--tolerance-bits", "3")
     check(loose.returncode == 0 and not regressed_rows(loose.stdout), "--tolerance-bits 3 still regressed on 2 bits")
     bad = run(tool, "compare", base_path, worse_path, "--tolerance-bits", "-1")
-    check(bad.returncode == 2 and "usage" in bad.stderr, f"a negative tolerance is not bad usage: {bad.returncode}")
+    check(bad.returncode == 2 and "distgrid-audit: badarg: --tolerance-bits" in bad.stderr,
+          f"a negative tolerance is not a badarg with no comparison made (exit 2): {bad.returncode} {bad.stderr}")
     # --junit and --markdown.
     junit, markdown = os.path.join(work, "compare.xml"), os.path.join(work, "compare.md")
     for path in (junit, markdown):
@@ -225,8 +226,9 @@ def main(argv):
                 by_factor[factor] = sample[0]["max"]
     check(len(by_factor) == 2 and by_factor["8"] > by_factor["4"], f"--factor is ignored: {by_factor}")
     check(run(tool, "budgets", base_path).returncode == 2, "budgets REPORT without --out is not bad usage")
-    check(run(tool, "budgets", base_path, "--out", proposal, "--factor", "0.5").returncode == 2,
-          "a --factor below 1 is not bad usage")
+    below = run(tool, "budgets", base_path, "--out", proposal, "--factor", "0.5")
+    check(below.returncode == 1 and "distgrid-audit: badarg: --factor" in below.stderr,
+          f"a --factor below 1 is not badarg: {below.returncode} {below.stderr}")
 
     return check.finish("compare, history, render --baseline and budgets --ratchet: every option does what its "
                         "help says")

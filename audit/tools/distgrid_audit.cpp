@@ -1,10 +1,10 @@
 // distgrid-audit: measure the precision of distgrid's calculations against
 // high-precision references, write the JSON report, and gate it against budgets.
 // Exit codes: 0 success (gate: every budget met), 1 failure (gate: a budget
-// missed, or a typed error 'distgrid-audit: <code>: <message>'), 2 bad usage.
+// missed, or a typed error 'distgrid-audit: <code>: <message>', badarg for an
+// option value that cannot be used), 2 bad usage (an unknown option, a missing
+// value or argument).
 #include <algorithm>
-#include <cerrno>
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -25,11 +25,13 @@
 #include "distgrid/error.hpp"
 #include "distgrid/render/policy_page.hpp"
 #include "distgrid/reports/confidence_headline.hpp"
+#include "distgrid/reports/replay_command.hpp"
 #include "distgrid/field_json.hpp"
 #include "distgrid/file_io.hpp"
 #include "distgrid/mesh_io.hpp"
 #include "distgrid/mesh_parts.hpp"
 #include "../src/build_info.hpp"
+#include "option_values.hpp"
 #include "report_commands.hpp"
 
 namespace {
@@ -38,9 +40,12 @@ using distgrid::Error;
 using distgrid::ErrorCode;
 namespace audit = distgrid::audit;
 using distgrid::command_line::Arguments;
-using distgrid::command_line::parse_count;
-using distgrid::command_line::parse_number;
+using distgrid::command_line::Bound;
 using distgrid::command_line::UsageError;
+using audit::tool::check_folder;
+using audit::tool::check_outputs;
+using audit::tool::count_value;
+using audit::tool::number_value;
 
 // The data directory, DISTGRID_AUDIT_DATA_DIR relative to this executable (not to
 // the working directory): installed, share/distgrid beside bin/.
@@ -80,8 +85,12 @@ are read from the tool's data directory, )" DISTGRID_AUDIT_DATA_DIR R"( relative
 the executable: installed, a copy of them; in a build tree, the source tree.
 Exit codes: 0 success (gate: all budgets met; replay: reproduced; compare: no
 regression), 1 a budget missed, a replay that differs, a regression, or a
-failure (printed as 'distgrid-audit: <code>: <message>'), 2 bad usage (compare:
-also when no comparison could be made).
+typed error printed as 'distgrid-audit: <code>: <message>' (badarg: an option
+value that cannot be used, such as --h 0 or --storage floot, named with its
+option; badfile: a file that cannot be read or written, or is not what it
+should be), 2 bad usage: an unknown command or option, an option without its
+value, a missing argument (compare: also when no comparison could be made,
+a bad option value included).
 )";
 
 constexpr const char* kRunHelp = R"(usage: distgrid-audit run --out FILE [options]
@@ -137,10 +146,12 @@ Checks every calculation of the report against its budgets (default: the
 tool's audit/gates.json), and every claim the gates file records as verified against
 the report's verdict. A budget is a number or an error model evaluated at the
 report's settings (h, band, storage, |x|/h, ...). Prints every shortfall with the
-worst input behind it, then every budget that is informational (not a gate) or
-not applicable at the report's settings (a measured constant outside the
-settings it holds for); exits 1 when a calculation and storage missed a budget
-or has none, or a recorded claim is now refuted; 0 when all pass.
+worst input behind it and the 'distgrid-audit replay' command that recomputes
+that input, then every budget that is informational (not a gate) or not
+applicable at the report's settings (a measured constant outside the settings
+it holds for); exits 1 when a calculation and storage missed a budget or has
+none, or a recorded claim is now refuted, or on a typed error (badfile for a
+report or budgets file that cannot be read or is not one); 0 when all pass.
   --junit FILE  also write JUnit XML: one testcase per calculation and storage
   --json FILE   also write the verdict as JSON: every failure by id, storage and
                 metric, and every budget of the gates file (what scripts/mutants
@@ -183,7 +194,8 @@ constexpr const char* kReplayHelp = R"(usage: distgrid-audit replay REPORT.json 
 Rebuilds the run from the report's settings (h, band, seed, parts), recomputes
 the input, prints it in hex-float with the recomputed result and reference
 next to the report's, and exits 0 when they are equal bit for bit, 1 naming
-the difference otherwise.
+the difference otherwise, or on a typed error (badarg naming the option for a
+--calc, --storage, --rank or --error the report does not have).
 )";
 
 constexpr const char* kMergeHelp = R"(usage: distgrid-audit merge SHARD.json... --out FILE
@@ -192,11 +204,32 @@ Joins the reports of every shard of one split run (--shard I/N, each I once)
 into the report a single run would have written (timing fields aside).
 )";
 
-/// A finite number in decimal or hex-float.
-double parse_finite(const std::string& text, const std::string& what) {
-  const double v = parse_number(text, what);
-  if (!std::isfinite(v)) throw UsageError{what + " expects a finite number, got '" + text + "'"};
-  return v;
+/// Error(badarg): `option` was given `value`, which is none of `known` (named, with
+/// the nearest as a "did you mean").
+[[noreturn]] void unknown_value(const std::string& option, const std::string& value, const std::string& what,
+                                const std::vector<std::string>& known, const std::string& see) {
+  throw Error(ErrorCode::badarg, option + " '" + value + "': no such " + what +
+                                     distgrid::command_line::did_you_mean(value, known) + "; " + see);
+}
+
+std::vector<std::string> calculation_ids() {
+  std::vector<std::string> ids;
+  for (const audit::Calculation& c : audit::calculations()) ids.emplace_back(c.id);
+  return ids;
+}
+
+/// Error(badarg) unless `id` (given with `option`) is a registered calculation.
+void check_calculation_id(const std::string& option, const std::string& id) {
+  if (!audit::find_calculation(id))
+    unknown_value(option, id, "calculation", calculation_ids(), "'distgrid-audit list --ids' names them");
+}
+
+/// A storage given with --storage: float or double, or also both where `both` is allowed.
+std::vector<audit::Storage> storage_value(const std::string& text, bool both) {
+  if (both && text == "both") return {audit::Storage::float32, audit::Storage::float64};
+  if (auto s = audit::parse_storage(text)) return {*s};
+  throw Error(ErrorCode::badarg, "--storage expects float" + std::string(both ? ", double or both" : " or double") +
+                                     ", got '" + text + "'");
 }
 
 std::vector<std::string> split_list(const std::string& text, char separator) {
@@ -224,10 +257,15 @@ audit::SpecPart read_spec_part(const std::string& file) {
 
 audit::Shard parse_shard(const std::string& text) {
   const std::vector<std::string> parts = split_list(text, '/');
-  if (parts.size() != 2) throw UsageError{"--shard expects I/N, got '" + text + "'"};
+  const std::string expected = "--shard expects I/N with 0 <= I < N <= 1024, got '" + text + "'";
   audit::Shard shard;
-  shard.count = static_cast<unsigned>(parse_count(parts[1], "--shard N", 1, 1024));
-  shard.index = static_cast<unsigned>(parse_count(parts[0], "--shard I", 0, shard.count - 1));
+  try {
+    if (parts.size() != 2) throw Error(ErrorCode::badarg, expected);
+    shard.count = static_cast<unsigned>(count_value(parts[1], "--shard", 1, 1024));
+    shard.index = static_cast<unsigned>(count_value(parts[0], "--shard", 0, shard.count - 1));
+  } catch (const Error&) {
+    throw Error(ErrorCode::badarg, expected);
+  }
   return shard;
 }
 
@@ -275,60 +313,64 @@ int run_command(int argc, char** argv) {
   if (!args.positional.empty()) throw UsageError{"unexpected argument '" + args.positional.front() + "'"};
   const auto out = args.get("--out");
   if (!out) throw UsageError{"--out FILE is required"};
+  check_outputs(args, {"--out"});
 
+  // Every value is checked here, before any file is read or any work done: one
+  // that cannot be used is badarg naming the option and the value.
   audit::RunSettings settings;
-  if (auto storage = args.get("--storage")) {
-    if (*storage == "both") settings.storages = {audit::Storage::float32, audit::Storage::float64};
-    else if (auto s = audit::parse_storage(*storage)) settings.storages = {*s};
-    else throw UsageError{"--storage expects float, double or both, got '" + *storage + "'"};
-  }
+  if (auto storage = args.get("--storage")) settings.storages = storage_value(*storage, true);
+  std::vector<std::string> part_names;
+  for (const distgrid::DefaultPart& p : distgrid::default_parts()) part_names.push_back(p.name);
+  for (const std::string& name : distgrid::mesh_part_names()) part_names.push_back(name);
   for (const std::string& name : args.all("--part")) {
     bool formula = false;
     for (const distgrid::DefaultPart& p : distgrid::default_parts()) formula = formula || p.name == name;
     if (formula) settings.parts.push_back(name);
     else if (is_mesh_part(name)) settings.mesh_parts.push_back(name);
-    else throw UsageError{"--part: unknown part '" + name + "' (see 'list')"};
-  }
-  for (const std::string& file : args.all("--spec")) settings.spec_parts.push_back(read_spec_part(file));
-  settings.allow_open = args.has_flag("--allow-open");
-  for (const std::string& file : args.all("--mesh")) {
-    // badfile, badmesh or openmesh naming the file now, not after the formula calculations.
-    (void)distgrid::prepare_mesh(distgrid::read_mesh(file), file, settings.allow_open);
-    settings.mesh_files.push_back(file);
+    else unknown_value("--part", name, "part", part_names, "'distgrid-audit list' names them");
   }
   for (const std::string& given : args.all("--reference-volume")) {
     const std::string::size_type equals = given.find('=');
     if (equals == std::string::npos || equals == 0)
-      throw UsageError{"--reference-volume expects NAME=V, got '" + given + "'"};
-    const double volume = parse_finite(given.substr(equals + 1), "--reference-volume");
-    if (!(volume > 0)) throw UsageError{"--reference-volume: the volume must be > 0, got '" + given + "'"};
-    settings.reference_volumes.emplace_back(given.substr(0, equals), volume);
+      throw Error(ErrorCode::badarg, "--reference-volume expects NAME=V, got '" + given + "'");
+    const std::string name = given.substr(0, equals);
+    const double volume = number_value(given.substr(equals + 1), "--reference-volume " + name, 0, Bound::above);
+    settings.reference_volumes.emplace_back(name, volume);
   }
-  settings.calculations = args.all("--calc");
+  for (const std::string& id : args.all("--calc")) {
+    check_calculation_id("--calc", id);
+    settings.calculations.push_back(id);
+  }
   if (auto only = args.get("--only"))
-    for (const std::string& id : split_list(*only, ',')) settings.calculations.push_back(id);
-  for (const std::string& id : settings.calculations)
-    if (!audit::find_calculation(id)) throw UsageError{"unknown calculation '" + id + "' (see 'list')"};
-  if (auto h = args.get("--h")) {
-    for (const std::string& value : split_list(*h, ',')) {
-      const double v = parse_finite(value, "--h");
-      if (!(v > 0)) throw UsageError{"--h values must be > 0"};
-      settings.h_series.push_back(v);
+    for (const std::string& id : split_list(*only, ',')) {
+      check_calculation_id("--only", id);
+      settings.calculations.push_back(id);
     }
+  if (auto h = args.get("--h")) {
+    for (const std::string& value : split_list(*h, ','))
+      settings.h_series.push_back(
+          number_value(value, value == *h ? "--h" : "--h " + *h + ": each value", 0, Bound::above));
     settings.h = settings.h_series.front();
   }
-  if (auto band = args.get("--band")) settings.band = parse_finite(*band, "--band");
-  if (!(settings.band >= 1)) throw UsageError{"--band must be >= 1"};
-  if (auto seed = args.get("--seed")) settings.seed = parse_count(*seed, "--seed", 0, (std::uint64_t{1} << 53) - 1);
+  if (auto band = args.get("--band")) settings.band = number_value(*band, "--band", 1, Bound::at_least);
+  if (auto seed = args.get("--seed")) settings.seed = count_value(*seed, "--seed", 0, (std::uint64_t{1} << 53) - 1);
   settings.quick = args.has_flag("--quick");
   if (settings.quick) settings.inputs = audit::kQuickInputs;
-  if (auto inputs = args.get("--inputs")) settings.inputs = parse_count(*inputs, "--inputs", 1, 100000000);
+  if (auto inputs = args.get("--inputs")) settings.inputs = count_value(*inputs, "--inputs", 1, 100000000);
   if (auto shard = args.get("--shard")) settings.shard = parse_shard(*shard);
   if (auto threads = args.get("--threads"))
-    settings.threads = static_cast<unsigned>(parse_count(*threads, "--threads", 1, 1024));
+    settings.threads = static_cast<unsigned>(count_value(*threads, "--threads", 1, 1024));
   settings.properties_path = args.get("--properties").value_or("");
   settings.budgets_path = args.get("--budgets").value_or(default_budgets());
+  if (auto source_dir = args.get("--source-dir")) check_folder("--source-dir", *source_dir);
   settings.source_dir = args.get("--source-dir").value_or(default_source_dir());
+  settings.allow_open = args.has_flag("--allow-open");
+  for (const std::string& file : args.all("--spec")) settings.spec_parts.push_back(read_spec_part(file));
+  settings.mesh_files = args.all("--mesh");
+  audit::check_settings(settings);  // --reference-volume of a part no --spec gave, two parts of one name, ...
+  for (const std::string& file : settings.mesh_files)
+    // badfile, badmesh or openmesh naming the file now, not after the formula calculations.
+    (void)distgrid::prepare_mesh(distgrid::read_mesh(file), file, settings.allow_open);
 
   audit::Progress progress;
   const nlohmann::json report = audit::run_audit(settings, progress);
@@ -350,6 +392,7 @@ int gate_command(int argc, char** argv) {
     return 0;
   }
   if (args.positional.size() != 1) throw UsageError{"expected one REPORT.json"};
+  check_outputs(args, {"--junit", "--json"});
   const std::string report_path = args.positional.front();
   const std::string budgets_path = args.get("--budgets").value_or(default_budgets());
   const std::vector<audit::Budget> budgets = audit::load_budgets(budgets_path);
@@ -370,6 +413,10 @@ int gate_command(int argc, char** argv) {
   for (const audit::GateFailure& f : failures) {
     std::printf("FAIL %s %s: %s\n", f.id.c_str(), f.storage.c_str(), f.message.c_str());
     if (!f.worst.empty()) std::printf("  worst: %s\n", f.worst.c_str());
+    const audit::Calculation* calculation = audit::find_calculation(f.id);
+    if (!f.worst.empty() && !f.replay_error.empty() && calculation && calculation->replay)
+      std::printf("  replay: %s\n",
+                  distgrid::reports::replay_command({report_path, f.id, f.storage, 1, f.replay_error}).c_str());
   }
   for (const audit::GateFailure& n : notes)
     std::printf("NOTE %s %s: %s\n", n.id.c_str(), n.storage.c_str(), n.message.c_str());
@@ -392,6 +439,8 @@ int render_command(int argc, char** argv) {
   if (args.positional.size() != 1) throw UsageError{"expected one REPORT.json"};
   const auto out = args.get("--out");
   if (!out) throw UsageError{"--out FILE.html is required"};
+  check_outputs(args, {"--out"});
+  if (auto source_dir = args.get("--source-dir")) check_folder("--source-dir", *source_dir);
   distgrid::render::PageOptions options;
   options.source_dir = args.get("--source-dir").value_or(default_source_dir());
   options.sampling_range_calculations = audit::page_sampling_range_ids();
@@ -411,15 +460,13 @@ int replay_command(int argc, char** argv) {
   audit::ReplayOptions options;
   const auto id = args.get("--calc");
   if (!id) throw UsageError{"--calc ID is required"};
+  check_calculation_id("--calc", *id);
   options.id = *id;
-  if (auto storage = args.get("--storage")) {
-    options.storage = audit::parse_storage(*storage);
-    if (!options.storage) throw UsageError{"--storage expects float or double, got '" + *storage + "'"};
-  }
-  if (auto rank = args.get("--rank")) options.rank = parse_count(*rank, "--rank", 1, 1000000);
+  if (auto storage = args.get("--storage")) options.storage = storage_value(*storage, false).front();
+  if (auto rank = args.get("--rank")) options.rank = count_value(*rank, "--rank", 1, 1000000);
   options.quantity = args.get("--error").value_or("error");
   if (auto threads = args.get("--threads"))
-    options.threads = static_cast<unsigned>(parse_count(*threads, "--threads", 1, 1024));
+    options.threads = static_cast<unsigned>(count_value(*threads, "--threads", 1, 1024));
   const std::string report_path = args.positional.front();
   const nlohmann::json report = audit::read_json_file(report_path);
   audit::Progress progress;
@@ -430,9 +477,9 @@ int replay_command(int argc, char** argv) {
     throw Error(e.code(), report_path + ": " + e.what());
   }
   const audit::InputRecord& in = outcome.input;
-  std::printf("replay %s %s %s, rank %zu of %s\n", options.id.c_str(),
+  std::printf("replay %s %s %s, rank %zu of %s (rebuilt with %u thread%s)\n", options.id.c_str(),
               std::string(audit::storage_name(outcome.storage)).c_str(), options.quantity.c_str(), options.rank,
-              report_path.c_str());
+              report_path.c_str(), outcome.threads, outcome.threads == 1 ? "" : "s");
   std::printf("input: seed %llu, generator %s, index %llu%s%s\n", static_cast<unsigned long long>(in.seed),
               in.generator.c_str(), static_cast<unsigned long long>(in.index), in.part.empty() ? "" : ", part ",
               in.part.c_str());
@@ -460,6 +507,7 @@ int merge_command(int argc, char** argv) {
   const auto out = args.get("--out");
   if (!out) throw UsageError{"--out FILE is required"};
   if (args.positional.empty()) throw UsageError{"expected the shard reports"};
+  check_outputs(args, {"--out"});
   std::vector<nlohmann::json> shards;
   for (const std::string& path : args.positional) shards.push_back(audit::read_json_file(path));
   const nlohmann::json merged = audit::merge_reports(shards, args.positional);

@@ -1,6 +1,7 @@
 #include "report_commands.hpp"
 
-#include <cmath>
+#include "option_values.hpp"
+
 #include <cstdio>
 #include <string>
 
@@ -16,7 +17,7 @@
 namespace distgrid::audit::tool {
 
 using distgrid::command_line::Arguments;
-using distgrid::command_line::parse_number;
+using distgrid::command_line::Bound;
 using distgrid::command_line::UsageError;
 
 namespace {
@@ -40,8 +41,10 @@ regressed; calculations, metrics, claims and verdicts (gate, measured class,
 float or double) that appeared, disappeared or changed. Reports whose settings
 differ (schema, shard, storage, parts, h, band, seed, inputs, quick) are
 refused with a badarg error naming the difference. Exit codes: 0 no
-regression, 1 a regression, 2 bad usage or no comparison made (an unreadable
-report, unlike settings).
+regression, 1 a regression, 2 bad usage (an unknown option, an option without
+its value, not two reports) or no comparison made: an unreadable report
+(badfile), unlike settings or an option value that cannot be used (badarg,
+naming the option and the value, such as --tolerance-bits -1).
 )";
 
 constexpr const char* kHistoryHelp = R"(usage: distgrid-audit history REPORT.json... --out FILE.html
@@ -107,16 +110,14 @@ int compare_command(int argc, char** argv) {
   }
   if (args.positional.size() != 2) throw UsageError{"expected BASE.json NEW.json"};
   reports::CompareOptions options;
-  if (auto tolerance = args.get("--tolerance-bits")) {
-    options.tolerance_bits = parse_number(*tolerance, "--tolerance-bits");
-    if (!std::isfinite(options.tolerance_bits) || options.tolerance_bits < 0)
-      throw UsageError{"--tolerance-bits expects a finite number >= 0, got '" + *tolerance + "'"};
-  }
   options.allow_different_settings = args.has_flag("--allow-different-settings");
   const reports::OutputNames names{args.positional[0], args.positional[1]};
+  const auto tolerance = args.get("--tolerance-bits");
   reports::Comparison comparison;
   nlohmann::json current;
   try {
+    if (tolerance) options.tolerance_bits = number_value(*tolerance, "--tolerance-bits", 0, Bound::at_least);
+    check_outputs(args, {"--junit", "--markdown"});
     const nlohmann::json base = read_report(names.base);
     current = read_report(names.current);
     comparison = reports::compare_reports(base, current, options);
@@ -145,6 +146,7 @@ int history_command(int argc, char** argv) {
   const auto out = args.get("--out");
   if (!out) throw UsageError{"--out FILE.html is required"};
   if (args.positional.empty()) throw UsageError{"expected one or more REPORT.json"};
+  check_outputs(args, {"--out"});
   try {
     render::render_history_page(args.positional, *out);
   } catch (const nlohmann::json::exception& e) {
@@ -166,11 +168,9 @@ int budgets_command(int argc, char** argv, const char* default_budgets) {
     if (args.get("--margin")) throw UsageError{"--margin belongs to --ratchet"};
     const auto out = args.get("--out");
     if (!out) throw UsageError{"--out FILE is required"};
+    check_outputs(args, {"--out"});
     double factor = 4;
-    if (auto f = args.get("--factor")) {
-      factor = parse_number(*f, "--factor");
-      if (!std::isfinite(factor) || factor < 1) throw UsageError{"--factor expects a finite number >= 1, got '" + *f + "'"};
-    }
+    if (auto f = args.get("--factor")) factor = number_value(*f, "--factor", 1, Bound::at_least);
     const std::string base_path = args.get("--budgets").value_or(default_budgets);
     const std::vector<Budget> base = load_budgets(base_path);
     const std::string& report_path = args.positional.front();
@@ -190,11 +190,9 @@ int budgets_command(int argc, char** argv, const char* default_budgets) {
   }
   if (args.get("--factor")) throw UsageError{"--factor belongs to a proposal (budgets REPORT.json --out FILE)"};
   if (!args.positional.empty()) throw UsageError{"unexpected argument '" + args.positional.front() + "'"};
+  check_outputs(args, {"--out"});
   double margin = 1;
-  if (auto m = args.get("--margin")) {
-    margin = parse_number(*m, "--margin");
-    if (!std::isfinite(margin) || margin < 0) throw UsageError{"--margin expects a finite number of bits >= 0, got '" + *m + "'"};
-  }
+  if (auto m = args.get("--margin")) margin = number_value(*m, "--margin", 0, Bound::at_least);
   const std::string budgets_path = args.get("--budgets").value_or(default_budgets);
   const nlohmann::json baseline = read_report(*baseline_path);
   const std::string before = read_file(budgets_path);

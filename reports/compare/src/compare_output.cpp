@@ -6,6 +6,7 @@
 #include <map>
 
 #include "distgrid/reports/compare.hpp"
+#include "distgrid/reports/replay_command.hpp"
 #include "json_read.hpp"
 
 namespace distgrid::reports {
@@ -165,9 +166,8 @@ std::string comparison_markdown(const Comparison& c, const json& current, const 
     const std::string key = r->id + " " + r->storage + " " + quantity;
     if (!kept || listed[key]) continue;
     listed[key] = true;
-    worst += "- `" + r->id + "` " + r->storage + " (" + quantity + "): " + kept_text(*kept) + "\n  replay: `distgrid-audit replay " +
-             names.current + " --calc " + r->id + " --storage " + r->storage +
-             (quantity == "error" ? std::string() : " --error " + quantity) + " --rank 1`\n";
+    worst += "- `" + r->id + "` " + r->storage + " (" + quantity + "): " + kept_text(*kept) + "\n  replay: `" +
+             replay_command({names.current, r->id, r->storage, 1, quantity}) + "`\n";
   }
   if (!worst.empty()) out += "Worst inputs of the regressions in the new report:\n\n" + worst;
   return out;

@@ -5,6 +5,7 @@
 
 #include "distgrid/error.hpp"
 #include "distgrid/reports/compare.hpp"
+#include "distgrid/reports/replay_command.hpp"
 
 namespace {
 
@@ -270,7 +271,7 @@ TEST(CompareReports, markdownListsRegressionsLargestFirstThenImprovementsAndTheW
   ASSERT_NE(minus, std::string::npos);
   EXPECT_LT(three, one);
   EXPECT_LT(one, minus);
-  EXPECT_NE(md.find("replay: `distgrid-audit replay pr.json --calc grid.sample --storage double --error storage --rank 1`"),
+  EXPECT_NE(md.find("replay: `distgrid-audit replay pr.json --calc grid.sample --storage double --rank 1 --error storage`"),
             std::string::npos)
       << md;
   EXPECT_NE(md.find("replay: `distgrid-audit replay pr.json --calc grid.sample --storage float --rank 1`"), std::string::npos);
@@ -329,6 +330,18 @@ TEST(GateSummary, countsFailedChecksAndEntriesWithoutBudget) {
   EXPECT_EQ(g.shortfalls, 3u);
   EXPECT_EQ(g.entries, 3u);
   EXPECT_EQ(distgrid::reports::gate_summary(json::object()).status, "unknown");
+}
+
+TEST(ReplayCommand, namesTheEntryAndTheListAndQuotesWordsAShellWouldSplit) {
+  using distgrid::reports::replay_command;
+  EXPECT_EQ(replay_command({"build/report.json", "grid.sample", "float"}),
+            "distgrid-audit replay build/report.json --calc grid.sample --storage float --rank 1");
+  EXPECT_EQ(replay_command({"r.json", "bake.plan", "double", 3, "brick_range"}),
+            "distgrid-audit replay r.json --calc bake.plan --storage double --rank 3 --error brick_range");
+  EXPECT_EQ(replay_command({"my report's.json", "grid.sample", "float", 1, "storage"}),
+            "distgrid-audit replay 'my report'\\''s.json' --calc grid.sample --storage float --rank 1 --error storage");
+  EXPECT_EQ(distgrid::reports::shell_word(""), "''");
+  EXPECT_EQ(distgrid::reports::shell_word("$HOME/x"), "'$HOME/x'");
 }
 
 }  // namespace

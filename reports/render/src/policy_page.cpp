@@ -10,6 +10,7 @@
 #include "distgrid/error.hpp"
 #include "distgrid/json_text.hpp"
 #include "distgrid/file_io.hpp"
+#include "distgrid/reports/replay_command.hpp"
 #include "html.hpp"
 #include "page_parts.hpp"
 #include "source_code.hpp"
@@ -743,13 +744,9 @@ class PageWriter {
         if (member(*e, unit)) parts += (parts.empty() ? "" : ", ") + number_or(*e, unit) + " " + unit;
       if (!parts.empty()) html_ += ", off by " + parts;
     }
-    html_ += ". Replay: <code>" + escape(replay_command(id, storage)) + "</code></p>\n";
+    html_ += ". Replay: <code>" + escape(reports::replay_command({options_.report_name, id, storage})) + "</code></p>\n";
   }
 
-  /// The command that recomputes the error's worst input (rank 1), as replay accepts it.
-  std::string replay_command(const std::string& id, const std::string& storage) const {
-    return "distgrid-audit replay " + options_.report_name + " --calc " + id + " --storage " + storage + " --rank 1";
-  }
 
   void gate(const json& entry) {
     const json* gate = member(entry, "gate");

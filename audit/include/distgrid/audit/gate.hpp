@@ -79,12 +79,24 @@ struct GateFailure {
   std::string message;  ///< "metric measured M > budget B (why)" or "no budget"
   std::string worst;    ///< the worst input behind the metric (worst_input_text); may be empty
   std::string metric;   ///< the budget's metric; empty for "no budget" and for a claim
+  /// replay's --error for the worst input ("error", "arithmetic", "storage",
+  /// "method" or a decision's name; its rank is 1); empty when replay cannot
+  /// address the list it came from (mismatch examples) or there is none.
+  std::string replay_error{};
 };
 
-/// The input behind a metric as one line: the first kept input (worst, closest
-/// or mismatch example) of the statistics the metric points into (the error's
-/// worst input for a metric outside any statistics), with its
-/// part, generator, index, values and both answers. Empty when there is none.
+/// The input behind a metric: the first kept input (worst, closest or mismatch
+/// example) of the statistics or decision the metric points into (the error's
+/// worst input for a metric outside any statistics).
+struct KeptInputBehind {
+  /// One line: part, generator, index, values and both answers; empty when there is none.
+  std::string text;
+  /// replay's --error naming its list (rank 1); empty when replay cannot address it.
+  std::string replay_error;
+};
+KeptInputBehind kept_input_behind(const nlohmann::json& entry, const std::string& metric);
+
+/// kept_input_behind(entry, metric).text.
 std::string worst_input_text(const nlohmann::json& entry, const std::string& metric);
 
 /// JUnit XML for CI dashboards: one testcase per calculation and storage of the

@@ -2,7 +2,9 @@
 // Replaying one kept input of a report: the run's context is rebuilt from the
 // report's settings (h, band, seed, parts), the calculation recomputes the
 // input from its record, and the recomputed pair is compared, bit for bit as
-// text, with the pair the report holds.
+// text, with the pair the report holds. Where the input decides several things
+// under the quantity's name (bake.plan's six box limits, each a brick_range
+// decision), the pair compared is the one equal to the report's, if any.
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -35,10 +37,13 @@ struct ReplayOutcome {
   std::vector<ReplayValue> values;
   /// Empty when both pairs are equal; else a sentence naming the difference.
   std::string difference;
+  /// Worker threads the run was rebuilt with (ReplayOptions::threads, 0 resolved).
+  unsigned threads = 0;
 };
 
-/// Throws distgrid::Error(badarg) when the report has no such calculation,
-/// storage, quantity or rank, or the calculation cannot replay, and
+/// Throws distgrid::Error(badarg) naming the option (--calc, --storage, --error,
+/// --rank) when the report has no such calculation, storage, quantity or rank, or
+/// the calculation cannot replay, and
 /// Error(badfile) when the report is malformed.
 ReplayOutcome replay_from_report(const nlohmann::json& report, const ReplayOptions& options, Progress& progress);
 

@@ -105,26 +105,56 @@ struct Arguments {
   }
 };
 
+/// How a value that cannot be used is refused. `distgrid` takes a malformed value
+/// (a word where a number belongs) for bad usage and leaves what is out of range to
+/// the library's typed errors; `distgrid-audit` refuses every unusable value with
+/// Error(badarg) naming the option and the value (exit 1), keeping bad usage (exit
+/// 2) for an unknown option, a missing value or a missing argument.
+enum class BadValue { usage, badarg };
+
+/// Throws UsageError or Error(badarg) with `message`, as `how` says.
+[[noreturn]] inline void refuse_value(BadValue how, const std::string& message) {
+  if (how == BadValue::badarg) throw Error(ErrorCode::badarg, message);
+  throw UsageError{message};
+}
+
 /// A number in decimal or hex-float. Non-finite spellings ("nan", "inf") pass
-/// through for the library to refuse with a typed error; overflow is bad usage.
-inline double parse_number(const std::string& text, const std::string& what) {
+/// through for the library to refuse with a typed error; overflow is refused.
+inline double parse_number(const std::string& text, const std::string& what, BadValue how = BadValue::usage) {
   char* end = nullptr;
   errno = 0;
   const double v = std::strtod(text.c_str(), &end);
   if (text.empty() || end != text.c_str() + text.size() || (errno == ERANGE && std::isinf(v)))
-    throw UsageError{what + " expects a number, got '" + text + "'"};
+    refuse_value(how, what + " expects a number, got '" + text + "'");
+  return v;
+}
+
+/// Whether a bounded number may equal its bound.
+enum class Bound { at_least, above };
+
+/// A finite number in decimal or hex-float, at least `lo` (or above it).
+inline double parse_finite(const std::string& text, const std::string& what, double lo, Bound bound,
+                           BadValue how = BadValue::usage) {
+  const double v = parse_number(text, what, how);
+  const bool in_range = bound == Bound::above ? v > lo : v >= lo;
+  if (!std::isfinite(v) || !in_range) {
+    char limit[32];
+    std::snprintf(limit, sizeof limit, "%g", lo);
+    refuse_value(how, what + " expects a finite number " + (bound == Bound::above ? "> " : ">= ") + limit +
+                          ", got '" + text + "'");
+  }
   return v;
 }
 
 /// A whole number in [lo, hi].
 inline unsigned long long parse_count(const std::string& text, const std::string& what, unsigned long long lo,
-                                      unsigned long long hi) {
+                                      unsigned long long hi, BadValue how = BadValue::usage) {
   char* end = nullptr;
   errno = 0;
   const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
   if (text.empty() || text[0] == '-' || end != text.c_str() + text.size() || errno == ERANGE || v < lo || v > hi)
-    throw UsageError{what + " expects a whole number in " + std::to_string(lo) + ".." + std::to_string(hi) +
-                     ", got '" + text + "'"};
+    refuse_value(how, what + " expects a whole number in " + std::to_string(lo) + ".." + std::to_string(hi) +
+                          ", got '" + text + "'");
   return v;
 }
 
