@@ -5,7 +5,8 @@
 // combined as ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7)); brick sums are
 // then added one after another in ascending key order, an inside brick adding
 // 512. The eight lanes keep the inner loop vectorisable and shorten each running
-// sum 8-fold. All arithmetic is double; node values are read from S exactly.
+// sum 8-fold. All arithmetic is double; node values are decoded from the
+// storage exactly, a brick's decoding parameters loaded once for its 512 nodes.
 //
 // Two shortcuts that leave every bit unchanged:
 // - a brick whose values are all >= h/2 adds 0 and one whose values are all
@@ -16,6 +17,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "distgrid/grid.hpp"
@@ -30,12 +32,12 @@ bool is_power_of_two(double h) noexcept {
 }
 
 template <class S, bool kMultiply>
-double brick_fraction_sum(const S* values, double h, double inv_h) noexcept {
+double brick_fraction_sum(const BrickView<S>& values, double h, double inv_h) noexcept {
   double lane[8] = {0, 0, 0, 0, 0, 0, 0, 0};
   for (int row = 0; row < kBrickNodes / 8; ++row) {
-    const S* r = values + row * 8;
+    const BrickView<S> r = values.from(row * 8);
     for (int l = 0; l < 8; ++l) {
-      const auto d = static_cast<double>(r[l]);
+      const double d = r[l];
       const double f = 0.5 - (kMultiply ? d * inv_h : d / h);
       const double at_least_zero = f < 0 ? 0.0 : f;  // written so it compiles to max/min
       lane[l] += at_least_zero > 1 ? 1.0 : at_least_zero;
@@ -44,13 +46,27 @@ double brick_fraction_sum(const S* values, double h, double inv_h) noexcept {
   return ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
 }
 
+// The values the shortcut compares with: for float and double the codes themselves,
+// against h/2 rounded up to the storage (round_up_to_storage); for the others the
+// decoded doubles, against h/2 itself.
 template <class S>
-double brick_volume_in_voxels(const S* values, S half, double h, double inv_h, bool multiply) noexcept {
+constexpr bool kCompareCodes = std::is_same_v<S, float> || std::is_same_v<S, double>;
+template <class S>
+using Threshold = std::conditional_t<kCompareCodes<S>, S, double>;
+
+template <class S>
+double brick_volume_in_voxels(const BrickView<S>& values, Threshold<S> half, double h, double inv_h,
+                              bool multiply) noexcept {
   // Counting in S (rather than a min/max reduction in double) keeps this pass vectorised.
   int below_half = 0, above_minus_half = 0;
   for (int n = 0; n < kBrickNodes; ++n) {
-    below_half += static_cast<int>(values[n] < half);
-    above_minus_half += static_cast<int>(values[n] > -half);
+    Threshold<S> d;
+    if constexpr (kCompareCodes<S>)
+      d = values.codes[n];
+    else
+      d = values[n];
+    below_half += static_cast<int>(d < half);
+    above_minus_half += static_cast<int>(d > -half);
   }
   if (below_half == 0) return 0.0;
   if (above_minus_half == 0) return double{kBrickNodes};
@@ -58,11 +74,16 @@ double brick_volume_in_voxels(const S* values, S half, double h, double inv_h, b
 }
 
 // Smallest S not below v (v >= 0): for any S value d, d < v exactly when d < result.
+// Storages compared decoded take v itself.
 template <class S>
-S round_up_to_storage(double v) noexcept {
-  S t = static_cast<S>(v);
-  if (static_cast<double>(t) < v) t = std::nextafter(t, std::numeric_limits<S>::infinity());
-  return t;
+Threshold<S> round_up_to_storage(double v) noexcept {
+  if constexpr (kCompareCodes<S>) {
+    S t = static_cast<S>(v);
+    if (static_cast<double>(t) < v) t = std::nextafter(t, std::numeric_limits<S>::infinity());
+    return t;
+  } else {
+    return v;
+  }
 }
 
 }  // namespace
@@ -91,17 +112,20 @@ double Grid<S>::volume() const {
   }
 
   const bool multiply = is_power_of_two(h_);
-  const S half = round_up_to_storage<S>(0.5 * h_);
+  const Threshold<S> half = round_up_to_storage<S>(0.5 * h_);
   const double inv_h = 1.0 / h_;
   double total = 0;
   for (const Entry& e : order) {
     total += e.slot < 0 ? double{kBrickNodes}
-                        : brick_volume_in_voxels(brick_values(static_cast<std::size_t>(e.slot)), half, h_, inv_h, multiply);
+                        : brick_volume_in_voxels(brick(static_cast<std::size_t>(e.slot)), half, h_, inv_h, multiply);
   }
   return total * (h_ * h_ * h_);
 }
 
 template double Grid<float>::volume() const;
 template double Grid<double>::volume() const;
+template double Grid<Half>::volume() const;
+template double Grid<Q16>::volume() const;
+template double Grid<Q8>::volume() const;
 
 }  // namespace distgrid
