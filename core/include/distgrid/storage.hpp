@@ -53,9 +53,10 @@
 
 namespace distgrid {
 
-/// IEEE binary16 storage.
-using Half = _Float16;
-/// The per-brick linear encodings with 16-bit and 8-bit codes.
+/// The storage types that are not a node's own number type: IEEE binary16 (its
+/// nodes' codes are _Float16) and the per-brick linear encodings with 16-bit and 8-bit
+/// codes. float and double name their own storages.
+struct Half {};
 struct Q16 {};
 struct Q8 {};
 
@@ -158,7 +159,7 @@ struct Storage<double> {
 /// IEEE binary16: each node correctly rounded from the double, ties to even.
 template <>
 struct Storage<Half> {
-  using Code = Half;
+  using Code = _Float16;
   using Brick = DirectBrick;
   using FieldScalar = double;
   static constexpr std::string_view kName = "half";
@@ -166,7 +167,7 @@ struct Storage<Half> {
   static constexpr bool kDirect = true;
   /// Largest value a node may hold: binary16's largest finite number.
   static constexpr double kLargest = 65504.0;
-  static Code encode_node(double v) noexcept { return std::bit_cast<Half>(detail::half_bits(v)); }
+  static Code encode_node(double v) noexcept { return std::bit_cast<_Float16>(detail::half_bits(v)); }
   static double decode(Code c, const Brick&) noexcept { return detail::half_value(std::bit_cast<std::uint16_t>(c)); }
   static double node_bound(const Brick&, double stored) noexcept { return detail::half_ulp(stored, 11, -14); }
 };
@@ -202,7 +203,8 @@ struct Storage<Q8> : LinearStorage<std::uint8_t> {
   static constexpr std::uint32_t kFileId = 5;
 };
 
-/// What every direct model (float, double, Half) shares: a brick is its 512 codes.
+/// What every direct model (float, double, Half) shares: a brick is its 512 codes, one
+/// per node.
 template <class S>
   requires Storage<S>::kDirect
 struct DirectStorage {
@@ -303,7 +305,7 @@ void decode_eight(const typename Storage<S>::Code* codes, const typename Storage
     Floats8 loaded;
     std::memcpy(&loaded, codes, sizeof loaded);
     out = __builtin_convertvector(loaded, Doubles8);
-  } else if constexpr (std::is_same_v<Code, Half>) {
+  } else if constexpr (std::is_same_v<Code, _Float16>) {
     Words8 loaded;
     std::memcpy(&loaded, codes, sizeof loaded);
     const auto wide = __builtin_convertvector(loaded, Doubles8Mask);
