@@ -306,13 +306,16 @@ void decode_eight(const typename Storage<S>::Code* codes, const typename Storage
     std::memcpy(&loaded, codes, sizeof loaded);
     out = __builtin_convertvector(loaded, Doubles8);
   } else if constexpr (std::is_same_v<Code, _Float16>) {
+    // As half_value, through float (exact: every half is a float): the bits moved
+    // into a float's exponent and significand, scaled by 2^(127 - 15), widened.
+    using Words32 = std::uint32_t __attribute__((vector_size(32)));
     Words8 loaded;
     std::memcpy(&loaded, codes, sizeof loaded);
-    const auto wide = __builtin_convertvector(loaded, Doubles8Mask);
-    const Doubles8Mask bits = ((wide & 0x7FFF) << 42) | ((wide & 0x8000) << 48);
-    Doubles8 scaled;
+    const Words32 wide = __builtin_convertvector(loaded, Words32);
+    const Words32 bits = ((wide & 0x7FFFu) << 13) | ((wide & 0x8000u) << 16);
+    Floats8 scaled;
     std::memcpy(&scaled, &bits, sizeof scaled);
-    out = scaled * 0x1p1008;
+    out = __builtin_convertvector(scaled * 0x1p112f, Doubles8);
   } else {
     using Loaded = std::conditional_t<std::is_same_v<Code, std::uint8_t>, Bytes8, Words8>;
     Loaded loaded;
