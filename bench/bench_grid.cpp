@@ -18,6 +18,7 @@
 #include "distgrid/default_parts.hpp"
 #include "distgrid/field_json.hpp"
 #include "distgrid/grid_io.hpp"
+#include "side_by_side.hpp"
 
 namespace {
 
@@ -40,30 +41,12 @@ const Grid<S>& sphere_grid() {
   return grid;
 }
 
-struct Point {
-  double x, y, z;
-};
+using bench::Point;
 
 // Points inside stored bricks, in random order or sorted brick by brick.
 template <class S>
 std::vector<Point> query_points(bool brick_sorted) {
-  const Grid<S>& grid = sphere_grid<S>();
-  std::mt19937_64 rng(kSeed);
-  std::uniform_real_distribution<double> offset(0.0, 8.0);
-  std::vector<std::int64_t> keys = grid.stored_keys();
-  std::sort(keys.begin(), keys.end());
-  std::vector<Point> points;
-  points.reserve(kQueries);
-  const std::size_t per_brick = kQueries / keys.size() + 1;
-  for (std::int64_t key : keys) {
-    const BrickCoord b = brick_of(key);
-    for (std::size_t n = 0; n < per_brick && points.size() < kQueries; ++n)
-      points.push_back({(static_cast<double>(b.bx * 8) + offset(rng)) * kH,
-                        (static_cast<double>(b.by * 8) + offset(rng)) * kH,
-                        (static_cast<double>(b.bz * 8) + offset(rng)) * kH});
-  }
-  if (!brick_sorted) std::shuffle(points.begin(), points.end(), rng);
-  return points;
+  return bench::query_points(sphere_grid<S>(), kQueries, brick_sorted, kSeed);
 }
 
 template <class S>

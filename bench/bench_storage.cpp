@@ -37,30 +37,7 @@ constexpr double kH = 1.0 / 128;
 constexpr double kBand = 3;
 constexpr std::uint64_t kSeed = 20261201;
 
-struct Options {
-  int repetitions = 5;
-  std::size_t points = 2'000'000;
-  std::string out;
-};
-
-Options parse(int argc, char** argv) {
-  Options o;
-  for (int a = 1; a < argc; ++a) {
-    const std::string arg = argv[a];
-    const bool has_value = a + 1 < argc;
-    if (arg == "--repetitions" && has_value) {
-      o.repetitions = std::max(1, std::stoi(argv[++a]));
-    } else if (arg == "--points" && has_value) {
-      o.points = std::max<std::size_t>(1000, std::stoull(argv[++a]));
-    } else if (arg == "--out" && has_value) {
-      o.out = argv[++a];
-    } else {
-      std::cerr << "usage: bench_storage [--repetitions R] [--points P] [--out FILE.json]\n";
-      std::exit(2);
-    }
-  }
-  return o;
-}
+using Options = bench::RunOptions;
 
 volatile double sink = 0;
 
@@ -164,7 +141,7 @@ void compare(const Options& o, const Grid<float>& f, std::vector<Row>& rows) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const Options options = parse(argc, argv);
+  const Options options = bench::parse_run_options(argc, argv, "bench_storage [--repetitions R] [--points P] [--out FILE.json]");
   std::printf("bench_storage: sphere r = 1, h = 1/128, band 3, one thread, median of %d, %zu points, code path %s\n",
               options.repetitions, options.points, build_instruction_set().c_str());
   const Grid<float> f = sphere<float>(1);
@@ -187,13 +164,5 @@ int main(int argc, char** argv) {
     j.update(r.extra);
     report["rows"].push_back(j);
   }
-  if (!options.out.empty()) {
-    std::ofstream out(options.out);
-    out << report.dump(2) << "\n";
-    if (!out) {
-      std::cerr << "bench_storage: cannot write " << options.out << "\n";
-      return 1;
-    }
-  }
-  return 0;
+  return bench::write_report(report, options.out, "bench_storage") ? 0 : 1;
 }

@@ -56,30 +56,7 @@ const std::string kNanoVersion = std::to_string(NANOVDB_MAJOR_VERSION_NUMBER) + 
                                  std::to_string(NANOVDB_MINOR_VERSION_NUMBER) + "." +
                                  std::to_string(NANOVDB_PATCH_VERSION_NUMBER);
 
-struct Options {
-  int repetitions = 5;
-  std::size_t points = 2'000'000;
-  std::string out;
-};
-
-Options parse(int argc, char** argv) {
-  Options o;
-  for (int a = 1; a < argc; ++a) {
-    const std::string arg = argv[a];
-    const bool has_value = a + 1 < argc;
-    if (arg == "--repetitions" && has_value) {
-      o.repetitions = std::max(1, std::stoi(argv[++a]));
-    } else if (arg == "--points" && has_value) {
-      o.points = std::max<std::size_t>(1000, std::stoull(argv[++a]));
-    } else if (arg == "--out" && has_value) {
-      o.out = argv[++a];
-    } else {
-      std::cerr << "usage: peer_nanovdb [--repetitions R] [--points P] [--out FILE.json]\n";
-      std::exit(2);
-    }
-  }
-  return o;
-}
+using Options = bench::RunOptions;
 
 volatile double sink = 0;
 
@@ -216,7 +193,7 @@ nlohmann::json compare(const Options& o, const Grid<float>& source, const Stored
 }  // namespace
 
 int main(int argc, char** argv) {
-  const Options options = parse(argc, argv);
+  const Options options = bench::parse_run_options(argc, argv, "peer_nanovdb [--repetitions R] [--points P] [--out FILE.json]");
   openvdb::initialize();
   const tbb::global_control one_thread(tbb::global_control::max_allowed_parallelism, 1);
   const Grid<float> source = bake(compile_field<float>(default_part("sphere").spec), BakeSettings{kH, kBand, std::nullopt, 1});
@@ -252,13 +229,5 @@ int main(int argc, char** argv) {
                               {"fpn_tolerance", "NanoVDB's default for level sets: 0.1 voxel"},
                               {"timing", "process CPU time, median of the repetitions, ours and NanoVDB alternating"},
                               {"rows", rows}};
-  if (!options.out.empty()) {
-    std::ofstream out(options.out);
-    out << report.dump(2) << "\n";
-    if (!out) {
-      std::cerr << "peer_nanovdb: cannot write " << options.out << "\n";
-      return 1;
-    }
-  }
-  return 0;
+  return bench::write_report(report, options.out, "peer_nanovdb") ? 0 : 1;
 }

@@ -762,13 +762,5 @@ int main(int argc, char** argv) {
                         {"rows", nlohmann::json::array()}};
   report["background_load_cpu_seconds"] = stop_background_load(background);
   for (const Row& r : rows) report["rows"].push_back(to_json(r));
-  if (!options.out.empty()) {
-    std::ofstream out(options.out);
-    out << report.dump(2) << "\n";
-    if (!out) {
-      std::cerr << "peer_openvdb: cannot write " << options.out << "\n";
-      return 1;
-    }
-  }
-  return 0;
+  return bench::write_report(report, options.out, "peer_openvdb") ? 0 : 1;
 }

@@ -21,10 +21,15 @@
 #include <array>
 #include <chrono>
 #include <cstdint>
+#include <cstdlib>
 #include <ctime>
+#include <fstream>
+#include <iostream>
 #include <random>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "distgrid/brick_key.hpp"
 #include "distgrid/grid.hpp"
@@ -104,6 +109,46 @@ std::vector<Point> query_points(const Grid<S>& grid, std::size_t count, bool bri
   }
   if (!brick_sorted) std::shuffle(points.begin(), points.end(), rng);
   return points;
+}
+
+/// The options of bench_storage and peer_nanovdb: --repetitions R, --points P,
+/// --out FILE.json.
+struct RunOptions {
+  int repetitions = 5;
+  std::size_t points = 2'000'000;
+  std::string out;
+};
+
+/// Those options from the command line; any other argument prints the usage line
+/// (`usage`, after "usage: ") and exits 2.
+inline RunOptions parse_run_options(int argc, char** argv, const std::string& usage) {
+  RunOptions o;
+  for (int a = 1; a < argc; ++a) {
+    const std::string arg = argv[a];
+    const bool has_value = a + 1 < argc;
+    if (arg == "--repetitions" && has_value) {
+      o.repetitions = std::max(1, std::stoi(argv[++a]));
+    } else if (arg == "--points" && has_value) {
+      o.points = std::max<std::size_t>(1000, std::stoull(argv[++a]));
+    } else if (arg == "--out" && has_value) {
+      o.out = argv[++a];
+    } else {
+      std::cerr << "usage: " << usage << "\n";
+      std::exit(2);
+    }
+  }
+  return o;
+}
+
+/// Writes the report to `path` (nothing when it is empty); false, with a message
+/// naming `tool`, when it cannot be written.
+inline bool write_report(const nlohmann::json& report, const std::string& path, const std::string& tool) {
+  if (path.empty()) return true;
+  std::ofstream out(path);
+  out << report.dump(2) << "\n";
+  if (out) return true;
+  std::cerr << tool << ": cannot write " << path << "\n";
+  return false;
 }
 
 }  // namespace distgrid::bench
