@@ -48,14 +48,6 @@ Grid<S> sphere(unsigned threads) {
 }
 
 template <class S>
-double sample_sum(const Grid<S>& grid, const std::vector<Point>& points) {
-  GridAccessor<S> accessor(grid);
-  double sum = 0;
-  for (const Point& p : points) sum += accessor.sample(p.x, p.y, p.z);
-  return sum;
-}
-
-template <class S>
 double gradient_sum(const Grid<S>& grid, const std::vector<Point>& points) {
   GridAccessor<S> accessor(grid);
   double sum = 0;
@@ -123,7 +115,7 @@ void compare(const Options& o, const Grid<float>& f, std::vector<Row>& rows) {
     const std::vector<Point> points = bench::query_points(f, o.points, sorted, kSeed);
     timed(sorted ? "sample_sorted" : "sample_random",
           std::string("trilinear sample, ") + (sorted ? "brick-sorted" : "random order"), read_target,
-          [&] { sink = sample_sum(grid, points); }, [&] { sink = sample_sum(f, points); });
+          [&] { sink = bench::sample_sum(grid, points); }, [&] { sink = bench::sample_sum(f, points); });
   }
   const std::vector<Point> gradient_points = bench::query_points(f, o.points / 5, true, kSeed);
   timed("gradient", "six-sample gradient, brick-sorted", std::nullopt, [&] { sink = gradient_sum(grid, gradient_points); },

@@ -131,14 +131,6 @@ Stored stored_nodes(const Grid<float>& source, const std::function<double(std::i
   return s;
 }
 
-template <class S>
-double our_sample_sum(const Grid<S>& grid, const std::vector<Point>& points) {
-  GridAccessor<S> accessor(grid);
-  double sum = 0;
-  for (const Point& p : points) sum += accessor.sample(p.x, p.y, p.z);
-  return sum;
-}
-
 template <class Codec>
 double nano_sample_sum(const nanovdb::NanoGrid<Codec>& grid, const std::vector<Point>& points) {
   const auto accessor = grid.getAccessor();
@@ -161,10 +153,10 @@ nlohmann::json compare(const Options& o, const Grid<float>& source, const Stored
   });
   const std::string name(storage_name<S>()), id = name + "_vs_" + codec;
   const auto random_t = bench::median_times(id + "/sample_random", o.repetitions, true,
-                                            [&] { sink = our_sample_sum(ours, random); },
+                                            [&] { sink = bench::sample_sum(ours, random); },
                                             [&] { sink = nano_sample_sum(nano, random); }, "ours", "nanovdb");
   const auto sorted_t = bench::median_times(id + "/sample_sorted", o.repetitions, true,
-                                            [&] { sink = our_sample_sum(ours, sorted); },
+                                            [&] { sink = bench::sample_sum(ours, sorted); },
                                             [&] { sink = nano_sample_sum(nano, sorted); }, "ours", "nanovdb");
   const auto bytes_ours = static_cast<double>(ours.memory_bytes()), bytes_nano = static_cast<double>(handle.size());
   const double nodes = static_cast<double>(source.stored_brick_count()) * kBrickNodes;

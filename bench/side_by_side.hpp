@@ -111,6 +111,15 @@ std::vector<Point> query_points(const Grid<S>& grid, std::size_t count, bool bri
   return points;
 }
 
+/// The sum of the samples at the points, through one accessor (in the points' order).
+template <class S>
+double sample_sum(const Grid<S>& grid, const std::vector<Point>& points) {
+  GridAccessor<S> accessor(grid);
+  double sum = 0;
+  for (const Point& p : points) sum += accessor.sample(p.x, p.y, p.z);
+  return sum;
+}
+
 /// The options of bench_storage and peer_nanovdb: --repetitions R, --points P,
 /// --out FILE.json.
 struct RunOptions {
