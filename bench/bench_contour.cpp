@@ -1,5 +1,5 @@
 // Contour benchmarks on the default sphere (radius 1, off the lattice) at h = 1/128,
-// band 3, float and double bricks, one thread. "ns per cell" counts the 512 cells of
+// band 3, every storage, one thread. "ns per cell" counts the 512 cells of
 // every computed (stored) brick, the figure the issue budgets.
 #include <benchmark/benchmark.h>
 
@@ -19,7 +19,7 @@ constexpr double kH = 1.0 / 128;
 template <class S>
 const Grid<S>& sphere_grid() {
   static const Grid<S> grid =
-      bake(compile_field<S>(default_part("sphere").spec), BakeSettings{kH, 3, std::nullopt, 0});
+      bake<S>(compile_field<FieldScalarOf<S>>(default_part("sphere").spec), BakeSettings{kH, 3, std::nullopt, 0});
   return grid;
 }
 
@@ -67,9 +67,15 @@ void BM_marching_cubes(benchmark::State& state) {
 // ns_per_cell is shown in seconds per cell (e.g. "4.1n" = 4.1 ns).
 BENCHMARK_TEMPLATE(BM_surface_nets, float)->Unit(benchmark::kMillisecond);
 BENCHMARK_TEMPLATE(BM_surface_nets, double)->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(BM_surface_nets, Half)->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(BM_surface_nets, Q16)->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(BM_surface_nets, Q8)->Unit(benchmark::kMillisecond);
 BENCHMARK_TEMPLATE(BM_surface_nets_manifold, float)->Unit(benchmark::kMillisecond);
 BENCHMARK_TEMPLATE(BM_marching_cubes, float)->Unit(benchmark::kMillisecond);
 BENCHMARK_TEMPLATE(BM_marching_cubes, double)->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(BM_marching_cubes, Half)->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(BM_marching_cubes, Q16)->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(BM_marching_cubes, Q8)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 BENCHMARK_MAIN();

@@ -1,5 +1,5 @@
 // Grid benchmarks on the default sphere (radius 1, off the lattice) at h = 1/128,
-// band 3, for float and double bricks. The "threads" argument is 1 or every
+// band 3, for every storage (float, double, half, q16, q8; storage.hpp). The "threads" argument is 1 or every
 // hardware thread; queries split their points into one contiguous share per thread.
 #include <benchmark/benchmark.h>
 
@@ -18,6 +18,7 @@
 #include "distgrid/default_parts.hpp"
 #include "distgrid/field_json.hpp"
 #include "distgrid/grid_io.hpp"
+#include "side_by_side.hpp"
 
 namespace {
 
@@ -27,51 +28,34 @@ constexpr double kH = 1.0 / 128;
 constexpr std::size_t kQueries = 1 << 20;
 constexpr std::uint64_t kSeed = 20261201;
 
+/// The sphere's formula in the scalar storage S bakes from.
 template <class S>
-const Field<S>& sphere_field() {
-  static const Field<S> field = compile_field<S>(default_part("sphere").spec);
+const Field<FieldScalarOf<S>>& sphere_field() {
+  static const Field<FieldScalarOf<S>> field = compile_field<FieldScalarOf<S>>(default_part("sphere").spec);
   return field;
 }
 
 template <class S>
 const Grid<S>& sphere_grid() {
-  static const Grid<S> grid = bake(sphere_field<S>(), BakeSettings{kH, 3, std::nullopt, 0});
+  static const Grid<S> grid = bake<S>(sphere_field<S>(), BakeSettings{kH, 3, std::nullopt, 0});
   return grid;
 }
 
-struct Point {
-  double x, y, z;
-};
+using bench::Point;
 
 // Points inside stored bricks, in random order or sorted brick by brick.
 template <class S>
 std::vector<Point> query_points(bool brick_sorted) {
-  const Grid<S>& grid = sphere_grid<S>();
-  std::mt19937_64 rng(kSeed);
-  std::uniform_real_distribution<double> offset(0.0, 8.0);
-  std::vector<std::int64_t> keys = grid.stored_keys();
-  std::sort(keys.begin(), keys.end());
-  std::vector<Point> points;
-  points.reserve(kQueries);
-  const std::size_t per_brick = kQueries / keys.size() + 1;
-  for (std::int64_t key : keys) {
-    const BrickCoord b = brick_of(key);
-    for (std::size_t n = 0; n < per_brick && points.size() < kQueries; ++n)
-      points.push_back({(static_cast<double>(b.bx * 8) + offset(rng)) * kH,
-                        (static_cast<double>(b.by * 8) + offset(rng)) * kH,
-                        (static_cast<double>(b.bz * 8) + offset(rng)) * kH});
-  }
-  if (!brick_sorted) std::shuffle(points.begin(), points.end(), rng);
-  return points;
+  return bench::query_points(sphere_grid<S>(), kQueries, brick_sorted, kSeed);
 }
 
 template <class S>
 void BM_Bake(benchmark::State& state) {
-  const Field<S>& field = sphere_field<S>();
+  const Field<FieldScalarOf<S>>& field = sphere_field<S>();
   const auto threads = static_cast<unsigned>(state.range(0));
   std::size_t nodes = 0, bytes = 0;
   for (auto _ : state) {
-    Grid<S> grid = bake(field, BakeSettings{kH, 3, std::nullopt, threads});
+    Grid<S> grid = bake<S>(field, BakeSettings{kH, 3, std::nullopt, threads});
     nodes = grid.stored_brick_count() * kBrickNodes;
     bytes = grid.memory_bytes();
     benchmark::DoNotOptimize(grid);
@@ -157,7 +141,20 @@ void BM_Volume(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(grid.volume());
   const std::size_t nodes = grid.stored_brick_count() * kBrickNodes;
   state.SetItemsProcessed(static_cast<std::int64_t>(static_cast<std::size_t>(state.iterations()) * nodes));
-  state.SetBytesProcessed(static_cast<std::int64_t>(static_cast<std::size_t>(state.iterations()) * nodes * sizeof(S)));
+  state.SetBytesProcessed(static_cast<std::int64_t>(static_cast<std::size_t>(state.iterations()) * grid.brick_bytes()));
+}
+
+// Memory of the sphere's grid: per grid and per stored brick, and the bricks' codes
+// and parameters alone (the time is that of reading the sizes).
+template <class S>
+void BM_Memory(benchmark::State& state) {
+  const Grid<S>& grid = sphere_grid<S>();
+  for (auto _ : state) benchmark::DoNotOptimize(grid.memory_bytes());
+  const auto bricks = static_cast<double>(grid.stored_brick_count());
+  state.counters["bytes_per_grid"] = static_cast<double>(grid.memory_bytes());
+  state.counters["bytes_per_brick"] = static_cast<double>(grid.memory_bytes()) / bricks;
+  state.counters["brick_bytes_per_brick"] = static_cast<double>(grid.brick_bytes()) / bricks;
+  state.counters["bound_h"] = grid.storage_bound() / kH;
 }
 
 // Save and load through a .dgrid file in the temporary directory (page cache, so
@@ -170,7 +167,7 @@ std::string grid_file_path(const char* storage) {
 template <class S>
 void BM_Save(benchmark::State& state) {
   const Grid<S>& grid = sphere_grid<S>();
-  const std::string path = grid_file_path(sizeof(S) == 4 ? "float" : "double");
+  const std::string path = grid_file_path(std::string(storage_name<S>()).c_str());
   for (auto _ : state) save_grid(grid, path);
   const auto bytes = std::filesystem::file_size(path);
   std::filesystem::remove(path);
@@ -181,7 +178,7 @@ void BM_Save(benchmark::State& state) {
 template <class S>
 void BM_Load(benchmark::State& state) {
   const Grid<S>& grid = sphere_grid<S>();
-  const std::string path = grid_file_path(sizeof(S) == 4 ? "float" : "double");
+  const std::string path = grid_file_path(std::string(storage_name<S>()).c_str());
   save_grid(grid, path);
   const auto bytes = std::filesystem::file_size(path);
   for (auto _ : state) {
@@ -197,18 +194,44 @@ const int kAllThreads = static_cast<int>(std::max(1u, std::thread::hardware_conc
 
 BENCHMARK(BM_Bake<float>)->ArgName("threads")->Arg(1)->Arg(kAllThreads)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_Bake<double>)->ArgName("threads")->Arg(1)->Arg(kAllThreads)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_Bake<Half>)->ArgName("threads")->Arg(1)->Arg(kAllThreads)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_Bake<Q16>)->ArgName("threads")->Arg(1)->Arg(kAllThreads)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_Bake<Q8>)->ArgName("threads")->Arg(1)->Arg(kAllThreads)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_Memory<float>)->Iterations(1);
+BENCHMARK(BM_Memory<double>)->Iterations(1);
+BENCHMARK(BM_Memory<Half>)->Iterations(1);
+BENCHMARK(BM_Memory<Q16>)->Iterations(1);
+BENCHMARK(BM_Memory<Q8>)->Iterations(1);
 BENCHMARK(BM_Sample<float>)->ArgNames({"brick_sorted", "threads"})->ArgsProduct({{0, 1}, {1, kAllThreads}})->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_Sample<double>)->ArgNames({"brick_sorted", "threads"})->ArgsProduct({{0, 1}, {1, kAllThreads}})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_Sample<Half>)->ArgNames({"brick_sorted", "threads"})->ArgsProduct({{0, 1}, {1, kAllThreads}})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_Sample<Q16>)->ArgNames({"brick_sorted", "threads"})->ArgsProduct({{0, 1}, {1, kAllThreads}})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_Sample<Q8>)->ArgNames({"brick_sorted", "threads"})->ArgsProduct({{0, 1}, {1, kAllThreads}})->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_SampleMany<float>)->ArgName("brick_sorted")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_SampleMany<double>)->ArgName("brick_sorted")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SampleMany<Half>)->ArgName("brick_sorted")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SampleMany<Q16>)->ArgName("brick_sorted")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SampleMany<Q8>)->ArgName("brick_sorted")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Gradient<float>)->ArgNames({"brick_sorted", "threads"})->ArgsProduct({{0, 1}, {1, kAllThreads}})->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_Gradient<double>)->ArgNames({"brick_sorted", "threads"})->ArgsProduct({{0, 1}, {1, kAllThreads}})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_Gradient<Half>)->ArgNames({"brick_sorted", "threads"})->ArgsProduct({{0, 1}, {1, kAllThreads}})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_Gradient<Q16>)->ArgNames({"brick_sorted", "threads"})->ArgsProduct({{0, 1}, {1, kAllThreads}})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_Gradient<Q8>)->ArgNames({"brick_sorted", "threads"})->ArgsProduct({{0, 1}, {1, kAllThreads}})->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_Volume<float>)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Volume<double>)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Volume<Half>)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Volume<Q16>)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Volume<Q8>)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Save<float>)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_Save<double>)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_Save<Half>)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_Save<Q16>)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_Save<Q8>)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_Load<float>)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_Load<double>)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_Load<Half>)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_Load<Q16>)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_Load<Q8>)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 

@@ -31,7 +31,6 @@
 #include <tbb/global_control.h>
 #include <tbb/parallel_for.h>
 #include <unistd.h>
-#include <valgrind/callgrind.h>
 
 #include <algorithm>
 #include <array>
@@ -61,11 +60,11 @@
 #include "distgrid/mesh_bake.hpp"
 #include "distgrid/mesh_parts.hpp"
 #include "distgrid/mesh_stats.hpp"
+#include "side_by_side.hpp"
 
 namespace {
 
 using namespace distgrid;
-using Clock = std::chrono::steady_clock;
 
 constexpr double kH = 1.0 / 128;
 constexpr double kBand = 3;
@@ -107,53 +106,14 @@ Options parse(int argc, char** argv) {
 /// Results of timed loops are written here so the compiler keeps the loops.
 volatile double sink = 0;
 
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-double process_cpu_seconds() {
-  timespec t{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
-}
-
-/// Whether timings are the process's CPU time (one thread: robust against other
-/// processes on a shared machine, since time spent waiting for a core is not
-/// counted) or wall time (all threads, where CPU time would add the threads up).
+/// Whether timings are the process's CPU time (one thread) or wall time (all threads,
+/// where CPU time would add the threads up): see side_by_side.hpp.
 bool g_cpu_time = true;
 
-/// Median seconds over R repetitions of ours() and theirs(), run alternately. The
-/// first repetition of each side is the one callgrind counts (dumped as id/ours,
-/// id/openvdb).
+/// median_times of side_by_side.hpp, ours against OpenVDB, timed as g_cpu_time says.
 template <class Ours, class Theirs>
 std::array<double, 2> median_times(const std::string& id, int repetitions, Ours&& ours, Theirs&& theirs) {
-  std::array<std::vector<double>, 2> times;
-  const auto time = [](auto&& work, bool counted, const std::string& label) {
-    if (counted) {
-      CALLGRIND_ZERO_STATS;
-      CALLGRIND_START_INSTRUMENTATION;
-    }
-    const Clock::time_point wall = Clock::now();
-    const double cpu = process_cpu_seconds();
-    work();
-    const double seconds = g_cpu_time ? process_cpu_seconds() - cpu : seconds_since(wall);
-    if (counted) {
-      CALLGRIND_STOP_INSTRUMENTATION;
-      CALLGRIND_DUMP_STATS_AT(label.c_str());
-    }
-    return seconds;
-  };
-  for (int r = 0; r < repetitions; ++r) {
-    times[0].push_back(time(ours, r == 0, id + "/ours"));
-    times[1].push_back(time(theirs, r == 0, id + "/openvdb"));
-  }
-  std::array<double, 2> median{};
-  for (std::size_t side = 0; side < 2; ++side) {
-    std::vector<double>& t = times[side];
-    std::sort(t.begin(), t.end());
-    median[side] = t.size() % 2 == 1 ? t[t.size() / 2] : (t[t.size() / 2 - 1] + t[t.size() / 2]) / 2;
-  }
-  return median;
+  return bench::median_times(id, repetitions, g_cpu_time, ours, theirs);
 }
 
 /// Bytes the background load streams through (well beyond any last-level cache).
@@ -367,29 +327,11 @@ std::vector<std::array<double, 4>> vdb_band_nodes(const openvdb::FloatGrid& grid
 
 // --- query points ---------------------------------------------------------------
 
-struct Point {
-  double x, y, z;
-};
+using bench::Point;
 
-/// Points spread evenly over the stored bricks of `grid` (uniform inside each),
-/// brick by brick in ascending key order, or shuffled.
+/// bench::query_points with this benchmark's seed.
 std::vector<Point> query_points(const Grid<float>& grid, std::size_t count, bool brick_sorted) {
-  std::mt19937_64 rng(kSeed);
-  std::uniform_real_distribution<double> offset(0.0, 8.0);
-  std::vector<std::int64_t> keys = grid.stored_keys();
-  std::sort(keys.begin(), keys.end());
-  std::vector<Point> points;
-  points.reserve(count);
-  const std::size_t per_brick = count / keys.size() + 1;
-  for (std::int64_t key : keys) {
-    const BrickCoord b = brick_of(key);
-    for (std::size_t n = 0; n < per_brick && points.size() < count; ++n)
-      points.push_back({(static_cast<double>(b.bx * 8) + offset(rng)) * kH,
-                        (static_cast<double>(b.by * 8) + offset(rng)) * kH,
-                        (static_cast<double>(b.bz * 8) + offset(rng)) * kH});
-  }
-  if (!brick_sorted) std::shuffle(points.begin(), points.end(), rng);
-  return points;
+  return bench::query_points(grid, count, brick_sorted, kSeed);
 }
 
 using VdbSampler = openvdb::tools::GridSampler<openvdb::FloatGrid::ConstAccessor, openvdb::tools::BoxSampler>;
@@ -820,13 +762,5 @@ int main(int argc, char** argv) {
                         {"rows", nlohmann::json::array()}};
   report["background_load_cpu_seconds"] = stop_background_load(background);
   for (const Row& r : rows) report["rows"].push_back(to_json(r));
-  if (!options.out.empty()) {
-    std::ofstream out(options.out);
-    out << report.dump(2) << "\n";
-    if (!out) {
-      std::cerr << "peer_openvdb: cannot write " << options.out << "\n";
-      return 1;
-    }
-  }
-  return 0;
+  return bench::write_report(report, options.out, "peer_openvdb") ? 0 : 1;
 }

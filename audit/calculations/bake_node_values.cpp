@@ -134,11 +134,13 @@ struct BakeNodeValues : OnBakedParts {
             using S = std::remove_const_t<std::remove_pointer_t<decltype(g.grid->brick_values(0))>>;
             double value = 0;
             if (other_h) {
-              std::array<S, kBrickNodes> brick{};
+              std::array<double, kBrickNodes> brick{};
               FieldScratch scratch;
               bake_brick(*g.field, brick_key(brick_of_node(n[0]), brick_of_node(n[1]), brick_of_node(n[2])), voxel,
                          band_width, brick.data(), scratch);
-              value = static_cast<double>(brick[static_cast<std::size_t>((n[0] & 7) + 8 * (n[1] & 7) + 64 * (n[2] & 7))]);
+              std::array<S, kBrickNodes> codes{};  // as the storage encodes the brick
+              StorageOf<S>::encode(brick, codes.data());
+              value = StorageOf<S>::decode(codes[static_cast<std::size_t>((n[0] & 7) + 8 * (n[1] & 7) + 64 * (n[2] & 7))], {});
             } else {
               value = g.nodes.value(n[0], n[1], n[2]);
             }

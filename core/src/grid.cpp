@@ -66,33 +66,125 @@ Grid<S>::Grid(double h, double band) : h_(h), band_(band), band_width_(band * h)
     throw Error(ErrorCode::badarg, "band = " + std::to_string(band) + " must be finite and >= 1");
   if (!std::isfinite(band_width_) || !std::isfinite(1.0 / h))
     throw Error(ErrorCode::badarg, "band * h and 1 / h must be finite (h = " + std::to_string(h) + ")");
+  if constexpr (std::is_same_v<S, Half>) {
+    if (!(Model::decode(Model::encode_node(band_width_), {}) <= Model::kLargest))
+      throw Error(ErrorCode::badarg, "band * h = " + std::to_string(band_width_) +
+                                         " is beyond half storage's range (binary16 holds at most 65504)");
+  }
 }
 
 template <class S>
 void Grid<S>::reserve(std::size_t stored_bricks, std::size_t inside_bricks) {
-  values_.reserve(stored_bricks * kBrickNodes);
+  codes_.reserve(stored_bricks * kBrickNodes);
+  if constexpr (!kDirect) linear_.reserve(stored_bricks);
   keys_.reserve(stored_bricks);
   inside_keys_.reserve(inside_bricks);
   index_.reserve(stored_bricks + inside_bricks);
 }
 
 template <class S>
-S* Grid<S>::add_brick(std::int64_t key) {
-  S* values = add_brick_for_overwrite(key);
-  std::fill(values, values + kBrickNodes, static_cast<S>(band_width_));
-  return values;
-}
-
-template <class S>
-S* Grid<S>::add_brick_for_overwrite(std::int64_t key) {
+std::size_t Grid<S>::add_key(std::int64_t key) {
   if (!brick_key_valid(key)) throw Error(ErrorCode::badarg, describe_key(key));
   if (index_.find(key) != detail::BrickIndex::kNoSlot)
     throw Error(ErrorCode::badarg, describe_key(key) + " is already in the grid");
   const std::size_t slot = keys_.size();
   index_.insert(key, static_cast<std::uint32_t>(slot));
   keys_.push_back(key);
-  values_.resize(values_.size() + kBrickNodes);
-  return values_.data() + slot * kBrickNodes;
+  return slot;
+}
+
+template <class S>
+std::uint32_t Grid<S>::add_block() {
+  const std::size_t block = codes_.size() / kBrickNodes;
+  codes_.resize(codes_.size() + kBrickNodes);
+  return static_cast<std::uint32_t>(block);
+}
+
+template <class S>
+std::size_t Grid<S>::add_brick_room(std::int64_t key) {
+  const std::size_t slot = add_key(key);
+  const std::uint32_t block = add_block();
+  if constexpr (!kDirect) linear_.push_back({LinearBrick{}, block});
+  return slot;
+}
+
+template <class S>
+void Grid<S>::set_brick(std::size_t slot, std::span<const double, kBrickNodes> values) noexcept {
+  if constexpr (kDirect) {
+    Model::encode(values, codes_.data() + slot * kBrickNodes);
+  } else {
+    LinearEntry& e = linear_[slot];
+    e.brick = Model::encode(values, codes_.data() + std::size_t{e.block} * kBrickNodes);
+  }
+}
+
+template <class S>
+void Grid<S>::pack() {
+  if constexpr (!kDirect) {
+    std::uint32_t kept = 0;
+    for (LinearEntry& e : linear_) {
+      if (e.brick.step == 0) {
+        e.block = kNoBlock;
+        continue;
+      }
+      if (e.block != kept)
+        std::copy_n(codes_.data() + std::size_t{e.block} * kBrickNodes, kBrickNodes,
+                    codes_.data() + std::size_t{kept} * kBrickNodes);
+      e.block = kept++;
+    }
+    codes_.resize(std::size_t{kept} * kBrickNodes);
+    codes_.shrink_to_fit();
+  }
+}
+
+template <class S>
+std::size_t Grid<S>::add_brick(std::int64_t key, std::span<const double, kBrickNodes> values) {
+  for (std::size_t n = 0; n < kBrickNodes; ++n)
+    if (!(std::fabs(values[n]) <= band_width_))
+      throw Error(ErrorCode::badarg, "value " + std::to_string(values[n]) + " of node " + std::to_string(n) + " of " +
+                                         describe_key(key) + " is not a number within +-band*h");
+  if constexpr (kDirect) {
+    const std::size_t slot = add_brick_room(key);
+    set_brick(slot, values);
+    return slot;
+  } else {
+    std::array<Code, kBrickNodes> codes;  // written by encode when the brick stores codes
+    const LinearBrick brick = Model::encode(values, codes.data());
+    return add_encoded_brick(key, brick, Model::stores_codes(brick) ? std::span<const Code>(codes) : std::span<const Code>());
+  }
+}
+
+template <class S>
+std::size_t Grid<S>::add_encoded_brick(std::int64_t key, const BrickParameters& brick, std::span<const Code> codes) {
+  const std::size_t want = Model::stores_codes(brick) ? kBrickNodes : 0;
+  if (codes.size() != want)
+    throw Error(ErrorCode::badarg, describe_key(key) + ": " + std::to_string(codes.size()) + " codes given, " +
+                                       std::to_string(want) + " expected");
+  const std::size_t slot = add_key(key);
+  std::uint32_t block = kNoBlock;
+  if (want != 0) {
+    block = add_block();
+    std::copy(codes.begin(), codes.end(), codes_.data() + std::size_t{block} * kBrickNodes);
+  }
+  if constexpr (!kDirect) linear_.push_back({brick, block});
+  return slot;
+}
+
+template <class S>
+auto Grid<S>::add_brick(std::int64_t key) -> Code*
+  requires kDirect
+{
+  Code* values = add_brick_for_overwrite(key);
+  std::fill(values, values + kBrickNodes, Model::encode_node(band_width_));
+  return values;
+}
+
+template <class S>
+auto Grid<S>::add_brick_for_overwrite(std::int64_t key) -> Code*
+  requires kDirect
+{
+  const std::size_t slot = add_brick_room(key);
+  return codes_.data() + slot * kBrickNodes;
 }
 
 template <class S>
@@ -105,7 +197,9 @@ void Grid<S>::add_inside(std::int64_t key) {
 }
 
 template <class S>
-const S* Grid<S>::find_brick(std::int64_t key) const noexcept {
+auto Grid<S>::find_brick(std::int64_t key) const noexcept -> const Code*
+  requires kDirect
+{
   const std::uint32_t slot = index_.find(key);
   if (slot >= detail::BrickIndex::kInsideSlot) return nullptr;
   return brick_values(slot);
@@ -195,7 +289,7 @@ void Grid<S>::visit_by_brick(std::span<const std::array<double, 3>> points, std:
     }
     const std::uint32_t slot = index_.find(key);
     if (slot < detail::BrickIndex::kInsideSlot) {
-      const S* row = brick_values(slot) + (node[0] & 7) + 8 * (node[1] & 7) + 64 * (node[2] & 7);
+      const Code* row = brick_codes(slot) + (node[0] & 7) + 8 * (node[1] & 7) + 64 * (node[2] & 7);
       __builtin_prefetch(row);
       __builtin_prefetch(row + 8);
       __builtin_prefetch(row + 64);
@@ -278,9 +372,31 @@ std::optional<Box> Grid<S>::world_box() const {
 
 template <class S>
 std::size_t Grid<S>::memory_bytes() const noexcept {
-  return values_.capacity() * sizeof(S) +
+  return codes_.capacity() * sizeof(Code) + linear_.capacity() * sizeof(LinearEntry) +
          (keys_.capacity() + inside_keys_.capacity()) * sizeof(std::int64_t) +
          index_.memory_bytes();
+}
+
+template <class S>
+std::size_t Grid<S>::brick_bytes() const noexcept {
+  if constexpr (kDirect) {
+    return keys_.size() * Model::brick_bytes({});
+  } else {
+    std::size_t bytes = 0;
+    for (const LinearEntry& e : linear_) bytes += Model::brick_bytes(e.brick);
+    return bytes;
+  }
+}
+
+template <class S>
+double Grid<S>::storage_bound() const noexcept {
+  if constexpr (kDirect) {
+    return Model::node_bound({}, Model::decode(Model::encode_node(band_width_), {}));
+  } else {
+    double bound = 0;
+    for (const LinearEntry& e : linear_) bound = std::max(bound, Model::node_bound(e.brick, 0));
+    return bound;
+  }
 }
 
 // ---------------------------------------------------------------------------
@@ -315,22 +431,24 @@ void GridAccessor<S>::move_to(std::int64_t bx, std::int64_t by, std::int64_t bz)
   centre.values = nullptr;
   centre.fill = grid_->band_width_;
   const std::uint32_t slot = grid_->index_.find(brick_key(bx, by, bz));
-  if (slot == detail::BrickIndex::kInsideSlot)
+  if (slot == detail::BrickIndex::kInsideSlot) {
     centre.fill = -grid_->band_width_;
-  else if (slot != detail::BrickIndex::kNoSlot)
-    centre.values = grid_->brick_values(slot);
+  } else if (slot != detail::BrickIndex::kNoSlot) {
+    centre.values = grid_->brick_codes(slot);
+    centre.brick = grid_->brick_parameters(slot);
+  }
   const bool streaming = queries_at_base_ > 1;
   queries_at_base_ = 0;
   if (!streaming) return;
   // Queries that move in brick order (the last brick served several) read much
   // of the new brick next, and the faces of its +x, +y, +z neighbours: fetch
   // those cache lines all at once rather than one miss after another.
-  if (const S* values = centre.values) detail::prefetch_values(values, kBrickNodes);
-  if (const S* values = look_up(cell_index(1, 0, 0)).values)  // the i = 0 column of every row
+  if (const Code* values = centre.values) detail::prefetch_values(values, kBrickNodes);
+  if (const Code* values = look_up(cell_index(1, 0, 0)).values)  // the i = 0 column of every row
     for (int row = 0; row < 64; ++row) __builtin_prefetch(values + 8 * row);
-  if (const S* values = look_up(cell_index(0, 1, 0)).values)  // the j = 0 row of every plane
+  if (const Code* values = look_up(cell_index(0, 1, 0)).values)  // the j = 0 row of every plane
     for (int plane = 0; plane < 8; ++plane) __builtin_prefetch(values + 64 * plane);
-  if (const S* values = look_up(cell_index(0, 0, 1)).values) detail::prefetch_values(values, 64);  // the k = 0 plane
+  if (const Code* values = look_up(cell_index(0, 0, 1)).values) detail::prefetch_values(values, 64);  // the k = 0 plane
 }
 
 template <class S>
@@ -358,10 +476,12 @@ const typename GridAccessor<S>::Cell& GridAccessor<S>::look_up(int index) noexce
   const std::int64_t bx = base_[0] + step[0], by = base_[1] + step[1], bz = base_[2] + step[2];
   if (!brick_coord_in_range(bx) || !brick_coord_in_range(by) || !brick_coord_in_range(bz)) return c;
   const std::uint32_t slot = grid_->index_.find(brick_key(bx, by, bz));
-  if (slot == detail::BrickIndex::kInsideSlot)
+  if (slot == detail::BrickIndex::kInsideSlot) {
     c.fill = -grid_->band_width_;
-  else if (slot != detail::BrickIndex::kNoSlot)
-    c.values = grid_->brick_values(slot);
+  } else if (slot != detail::BrickIndex::kNoSlot) {
+    c.values = grid_->brick_codes(slot);
+    c.brick = grid_->brick_parameters(slot);
+  }
   return c;
 }
 
@@ -371,7 +491,7 @@ double GridAccessor<S>::node(std::int64_t i, std::int64_t j, std::int64_t k) noe
     return grid_->band_width_;
   move_to(brick_of_node(i), brick_of_node(j), brick_of_node(k));
   const Cell& c = cells_[static_cast<std::size_t>(cell_index(0, 0, 0))];
-  return c.values ? static_cast<double>(c.values[(i & 7) + 8 * (j & 7) + 64 * (k & 7)]) : c.fill;
+  return c.values ? c.view()[(i & 7) + 8 * (j & 7) + 64 * (k & 7)] : c.fill;
 }
 
 namespace {
@@ -385,12 +505,11 @@ inline double trilinear(double c000, double c100, double c010, double c110, doub
   return lerp(d0, d1, w);
 }
 
-// Trilinear value from the eight nodes at p, p + 1, p + 8, ... p + 73 of one brick.
+// Trilinear value from the eight nodes at p, p + 1, p + 8, ... p + 73 of one brick,
+// each decoded with the brick's parameters (loaded once, with the brick).
 template <class S>
-inline double trilinear_in_brick(const S* p, double u, double v, double w) noexcept {
-  return trilinear(static_cast<double>(p[0]), static_cast<double>(p[1]), static_cast<double>(p[8]),
-                   static_cast<double>(p[9]), static_cast<double>(p[64]), static_cast<double>(p[65]),
-                   static_cast<double>(p[72]), static_cast<double>(p[73]), u, v, w);
+inline double trilinear_in_brick(const BrickView<S>& p, double u, double v, double w) noexcept {
+  return trilinear(p[0], p[1], p[8], p[9], p[64], p[65], p[72], p[73], u, v, w);
 }
 
 // Node index and fraction of one coordinate already divided by h: the floor, and
@@ -443,7 +562,7 @@ inline double GridAccessor<S>::sample_in_base(std::int64_t i, std::int64_t j, st
   // All eight corners lie in the base brick, which move_to always looked up.
   const Cell& c = cells_[static_cast<std::size_t>(cell_index(0, 0, 0))];
   if (!c.values) return c.fill;
-  return trilinear_in_brick(c.values + (i & 7) + 8 * (j & 7) + 64 * (k & 7), u, v, w);
+  return trilinear_in_brick(c.view().from((i & 7) + 8 * (j & 7) + 64 * (k & 7)), u, v, w);
 }
 
 template <class S>
@@ -456,7 +575,7 @@ inline double GridAccessor<S>::sample_near_base(std::int64_t i, std::int64_t j, 
   const Cell& c = cells_[static_cast<std::size_t>(cell_index(bx - base_[0], by - base_[1], bz - base_[2]))];
   if (c.generation != generation_) return sample_any_corners(i, j, k, u, v, w);  // not looked up yet
   if (!c.values) return c.fill;
-  return trilinear_in_brick(c.values + (i & 7) + 8 * (j & 7) + 64 * (k & 7), u, v, w);
+  return trilinear_in_brick(c.view().from((i & 7) + 8 * (j & 7) + 64 * (k & 7)), u, v, w);
 }
 
 template <class S>
@@ -472,9 +591,9 @@ double GridAccessor<S>::sample_across_faces(std::int64_t i, std::int64_t j, std:
     const Cell& high = cells_[static_cast<std::size_t>(first + (cross_x ? 1 : cross_y ? 3 : 9))];
     if (low.generation == generation_ && high.generation == generation_ && low.values && high.values) {
       const std::int64_t x0 = i & 7, y0 = 8 * (j & 7), z0 = 64 * (k & 7);
-      const S* p = low.values + x0 + y0 + z0;
-      const S* q = high.values + (cross_x ? y0 + z0 : cross_y ? x0 + z0 : x0 + y0);
-      const auto d = [](const S* r, int offset) { return static_cast<double>(r[offset]); };
+      const BrickView<S> p = low.view().from(x0 + y0 + z0);
+      const BrickView<S> q = high.view().from(cross_x ? y0 + z0 : cross_y ? x0 + z0 : x0 + y0);
+      const auto d = [](const BrickView<S>& r, int offset) { return r[offset]; };
       if (cross_x) return trilinear(d(p, 0), d(q, 0), d(p, 8), d(q, 8), d(p, 64), d(q, 64), d(p, 72), d(q, 72), u, v, w);
       if (cross_y) return trilinear(d(p, 0), d(p, 1), d(q, 0), d(q, 1), d(p, 64), d(p, 65), d(q, 64), d(q, 65), u, v, w);
       return trilinear(d(p, 0), d(p, 1), d(p, 8), d(p, 9), d(q, 0), d(q, 1), d(q, 8), d(q, 9), u, v, w);
@@ -493,7 +612,7 @@ double GridAccessor<S>::sample_any_corners(std::int64_t i, std::int64_t j, std::
   const std::int64_t x0 = i & 7, x1 = (i + 1) & 7, y0 = 8 * (j & 7), y1 = 8 * ((j + 1) & 7), z0 = 64 * (k & 7),
                      z1 = 64 * ((k + 1) & 7);
   const auto at = [](const Cell& n, std::int64_t offset) {
-    return n.values ? static_cast<double>(n.values[offset]) : n.fill;
+    return n.values ? n.view()[offset] : n.fill;
   };
   const double c000 = at(cell(first), x0 + y0 + z0);
   const double c100 = at(cell(first + sx), x1 + y0 + z0);
@@ -553,7 +672,13 @@ std::array<double, 3> GridAccessor<S>::gradient(double x, double y, double z) no
 
 template class Grid<float>;
 template class Grid<double>;
+template class Grid<Half>;
+template class Grid<Q16>;
+template class Grid<Q8>;
 template class GridAccessor<float>;
 template class GridAccessor<double>;
+template class GridAccessor<Half>;
+template class GridAccessor<Q16>;
+template class GridAccessor<Q8>;
 
 }  // namespace distgrid

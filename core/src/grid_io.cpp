@@ -1,8 +1,8 @@
-// .dgrid layout, version 2, all numbers little-endian:
+// .dgrid layout, version 3, all numbers little-endian:
 //   offset  size      field
 //   0       8         magic "DGRID\r\n\x1a" (catches text-mode and truncation mangling)
-//   8       4  u32    format version (2)
-//   12      4  u32    storage scalar size in bytes: 4 float, 8 double
+//   8       4  u32    format version (3)
+//   12      4  u32    storage id (Storage<S>::kFileId): 1 float, 2 double, 3 half, 4 q16, 5 q8
 //   16      8  f64    h
 //   24      8  f64    band (voxels)
 //   32      8  u64    stored brick count B
@@ -11,16 +11,21 @@
 //   56      N         origin: where the grid came from (the tools write JSON), not interpreted here
 //   ...     8B i64    stored brick keys (slot order)
 //   ...     8I i64    inside brick keys
-//   ...     512*B*s   node values, brick after brick, n = i + 8j + 64k
+//   ...     16B       q16 and q8 only: each stored brick's offset and step (f64 each), slot order
+//   ...               node codes, brick after brick, n = i + 8j + 64k, 512 codes of the
+//                     storage's code size (4, 8, 2, 2, 1 bytes) per brick; q16 and q8
+//                     write none for a brick whose step is 0
 //   end-8   8  u64    FNV-1a 64 checksum of every byte before it
-// Version 1 is the same without the origin length and text (keys from byte 48); it
-// is still read.
+// Versions 1 and 2 are still read: byte 12 holds the scalar's size (4 float, 8
+// double) and version 1 has no origin length and text (keys from byte 48).
 #include "distgrid/grid_io.hpp"
 
+#include <array>
 #include <bit>
+#include <cmath>
+#include <optional>
 #include <span>
 #include <string_view>
-#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -38,8 +43,8 @@ namespace distgrid {
 namespace {
 
 constexpr char kMagic[8] = {'D', 'G', 'R', 'I', 'D', '\r', '\n', '\x1a'};
-constexpr std::uint32_t kVersion = 2;
-constexpr std::size_t kHeaderBytes = 48;  // up to the counts; version 2 adds the origin after it
+constexpr std::uint32_t kVersion = 3;
+constexpr std::size_t kHeaderBytes = 48;  // up to the counts; versions 2 and 3 add the origin after it
 
 static_assert(std::endian::native == std::endian::little,
               "grid_io writes the host's bytes; add byte swapping for big-endian hosts");
@@ -73,44 +78,98 @@ T get(std::span<const unsigned char> in, std::size_t offset) {
   throw Error(ErrorCode::badfile, path + ": " + what);
 }
 
+/// Where a grid's body starts and what the header says about it.
+struct Header {
+  double h, band;
+  std::uint64_t stored, inside;
+  std::size_t keys_at;
+};
+
 template <class S>
-AnyGrid read_grid_body(std::span<const unsigned char> bytes, const std::string& path, double h,
-                       double band, std::uint64_t stored, std::uint64_t inside, std::size_t keys_at) {
+AnyGrid read_grid_body(std::span<const unsigned char> bytes, const std::string& path, const Header& header) {
+  using Model = StorageOf<S>;
+  using Code = typename Model::Code;
   Grid<S> grid = [&] {
     try {
-      return Grid<S>(h, band);
+      return Grid<S>(header.h, header.band);
     } catch (const Error& e) {
       bad_file(path, std::string("header at byte 16: ") + e.what());
     }
   }();
   const double band_width = grid.band_width();
+  const std::uint64_t stored = header.stored, inside = header.inside;
+  // Sizes, checked against the file before anything is sized from the counts: first
+  // up to the codes, then (once the linear bricks' parameters say which store codes)
+  // the whole.
+  const std::uint64_t size = bytes.size();
+  const std::uint64_t parameter_bytes = Model::kDirect ? 0 : sizeof(LinearBrick);
+  // A stored brick takes its key, parameters and (direct storages always) its codes.
+  const std::uint64_t per_brick = 8 + parameter_bytes + (Model::kDirect ? kBrickNodes * sizeof(Code) : 0);
+  const auto disagree = [&] {
+    bad_file(path, "brick counts at bytes 32-47 (" + std::to_string(stored) + " stored, " + std::to_string(inside) +
+                       " inside) disagree with the file size " + std::to_string(size) + " (truncated or corrupt)");
+  };
+  if (stored > size / per_brick || inside > size / 8 || header.keys_at + stored * per_brick + inside * 8 + 8 > size)
+    disagree();  // (the counts are below the size, so nothing here wraps)
+  const std::size_t parameters_at = header.keys_at + static_cast<std::size_t>(8 * (stored + inside));
+  std::size_t at = parameters_at + static_cast<std::size_t>(parameter_bytes * stored);
+  std::uint64_t coded = stored;  // bricks that store codes
+  if constexpr (!Model::kDirect) {
+    coded = 0;
+    for (std::uint64_t n = 0; n < stored; ++n)
+      coded += get<double>(bytes, parameters_at + static_cast<std::size_t>(16 * n) + 8) != 0 ? 1u : 0u;
+  }
+  if (at + coded * kBrickNodes * sizeof(Code) + 8 != size) disagree();
+  check_memory_budget(stored, inside, kMaxBrickBytes<S>, default_memory_budget(), path);
+  const auto checksum = get<std::uint64_t>(bytes, static_cast<std::size_t>(size - 8));
+  if (checksum != fnv1a(bytes.data(), static_cast<std::size_t>(size - 8)))
+    bad_file(path, "checksum at byte " + std::to_string(size - 8) + " does not match the content (corrupt)");
+
   grid.reserve(stored, inside);
-  std::size_t at = keys_at;
-  std::vector<S*> targets;
-  targets.reserve(stored);
+  std::size_t key_at = header.keys_at;
   auto read_key = [&](const char* what) {
-    const auto key = get<std::int64_t>(bytes, at);
+    const auto key = get<std::int64_t>(bytes, key_at);
     if (!brick_key_valid(key))
-      bad_file(path, std::string("invalid ") + what + " key " + std::to_string(key) + " at byte " + std::to_string(at));
+      bad_file(path, std::string("invalid ") + what + " key " + std::to_string(key) + " at byte " + std::to_string(key_at));
     return key;
   };
+  std::array<Code, kBrickNodes> codes;  // every entry read before use
   try {
-    for (std::uint64_t n = 0; n < stored; ++n, at += 8) targets.push_back(grid.add_brick_for_overwrite(read_key("brick")));
-    for (std::uint64_t n = 0; n < inside; ++n, at += 8) grid.add_inside(read_key("inside brick"));
+    for (std::uint64_t n = 0; n < stored; ++n, key_at += 8) {
+      typename Model::Brick brick{};
+      const std::size_t brick_at = parameters_at + static_cast<std::size_t>(16 * n);
+      if constexpr (!Model::kDirect) {
+        brick = {get<double>(bytes, brick_at), get<double>(bytes, brick_at + 8)};
+        if (!std::isfinite(brick.offset) || !std::isfinite(brick.step) || !(brick.step >= 0))
+          bad_file(path, "brick parameters at byte " + std::to_string(brick_at) +
+                             " are not a finite offset and a finite step >= 0");
+      }
+      const std::size_t codes_at = at;
+      const bool has_codes = Model::stores_codes(brick);
+      if (has_codes) {
+        std::memcpy(codes.data(), bytes.data() + at, sizeof(Code) * kBrickNodes);
+        at += sizeof(Code) * kBrickNodes;
+      }
+      for (int m = 0; m < kBrickNodes; ++m) {
+        const Code code = has_codes ? codes[static_cast<std::size_t>(m)] : Code{};
+        bool number = true;
+        if constexpr (std::is_same_v<S, Half>) number = (std::bit_cast<std::uint16_t>(code) & 0x7C00u) != 0x7C00u;
+        const double v = Model::decode(code, brick);
+        // A linear brick reads each node within its step / 2, also beyond the clamp.
+        if (!number || !(std::fabs(v) <= band_width * (1 + 1e-6) + (Model::kDirect ? 0 : Model::node_bound(brick, v))))
+          bad_file(path, "node value " + std::to_string(v) + " at byte " +
+                             (has_codes ? std::to_string(codes_at + static_cast<std::size_t>(m) * sizeof(Code))
+                                        : std::to_string(brick_at)) +
+                             " is not a number within +-band*h");
+      }
+      grid.add_encoded_brick(read_key("brick"), brick,
+                             has_codes ? std::span<const Code>(codes) : std::span<const Code>());
+    }
+    for (std::uint64_t n = 0; n < inside; ++n, key_at += 8) grid.add_inside(read_key("inside brick"));
+    grid.pack();  // reserve() made room for every brick's codes
   } catch (const Error& e) {
     if (e.code() == ErrorCode::badfile) throw;
-    bad_file(path, std::string("before byte ") + std::to_string(at) + ": " + e.what());
-  }
-  for (S* target : targets) {
-    std::memcpy(target, bytes.data() + at, sizeof(S) * kBrickNodes);
-    for (int n = 0; n < kBrickNodes; ++n) {
-      const auto v = static_cast<double>(target[n]);
-      if (!(std::fabs(v) <= band_width * (1 + 1e-6)))
-        bad_file(path, "node value " + std::to_string(v) + " at byte " +
-                           std::to_string(at + static_cast<std::size_t>(n) * sizeof(S)) +
-                           " is not a number within +-band*h");
-    }
-    at += sizeof(S) * kBrickNodes;
+    bad_file(path, std::string("before byte ") + std::to_string(key_at) + ": " + e.what());
   }
   return AnyGrid(std::move(grid));
 }
@@ -119,13 +178,15 @@ AnyGrid read_grid_body(std::span<const unsigned char> bytes, const std::string& 
 
 template <class S>
 void save_grid(const Grid<S>& grid, const std::string& path, std::string_view origin) {
+  using Model = StorageOf<S>;
+  using Code = typename Model::Code;
   check_output_path(path);
   std::vector<unsigned char> bytes;
   const std::size_t stored = grid.stored_brick_count(), inside = grid.inside_brick_count();
-  bytes.reserve(kHeaderBytes + 8 + origin.size() + 8 * (stored + inside) + stored * kBrickNodes * sizeof(S) + 8);
+  bytes.reserve(kHeaderBytes + 8 + origin.size() + 8 * (stored + inside) + grid.brick_bytes() + 8);
   bytes.insert(bytes.end(), kMagic, kMagic + 8);
   put<std::uint32_t>(bytes, kVersion);
-  put<std::uint32_t>(bytes, sizeof(S));
+  put<std::uint32_t>(bytes, Model::kFileId);
   put<double>(bytes, grid.h());
   put<double>(bytes, grid.band());
   put<std::uint64_t>(bytes, stored);
@@ -134,8 +195,16 @@ void save_grid(const Grid<S>& grid, const std::string& path, std::string_view or
   bytes.insert(bytes.end(), origin.begin(), origin.end());
   for (std::int64_t key : grid.stored_keys()) put<std::int64_t>(bytes, key);
   for (std::int64_t key : grid.inside_keys()) put<std::int64_t>(bytes, key);
-  const auto* values = reinterpret_cast<const unsigned char*>(grid.brick_values(0));
-  bytes.insert(bytes.end(), values, values + stored * kBrickNodes * sizeof(S));
+  if constexpr (!Model::kDirect)
+    for (std::size_t slot = 0; slot < stored; ++slot) {
+      put<double>(bytes, grid.brick_parameters(slot).offset);
+      put<double>(bytes, grid.brick_parameters(slot).step);
+    }
+  for (std::size_t slot = 0; slot < stored; ++slot) {
+    if (!Model::stores_codes(grid.brick_parameters(slot))) continue;
+    const auto* codes = reinterpret_cast<const unsigned char*>(grid.brick_codes(slot));
+    bytes.insert(bytes.end(), codes, codes + kBrickNodes * sizeof(Code));
+  }
   put<std::uint64_t>(bytes, fnv1a(bytes.data(), bytes.size()));
 
   replace_file(path, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
@@ -150,47 +219,49 @@ AnyGrid parse_grid(std::string_view file_bytes, const std::string& path, std::st
 
   if (std::memcmp(bytes.data(), kMagic, 8) != 0) bad_file(path, "not a .dgrid file (magic at byte 0)");
   const auto version = get<std::uint32_t>(bytes, 8);
-  if (version != 1 && version != 2)
-    bad_file(path, "format version " + std::to_string(version) + " at byte 8 (this build reads versions 1 and 2)");
-  const auto scalar = get<std::uint32_t>(bytes, 12);
-  if (scalar != 4 && scalar != 8)
-    bad_file(path, "storage size " + std::to_string(scalar) + " at byte 12 (4 float or 8 double)");
-  const auto stored = get<std::uint64_t>(bytes, 32);
-  const auto inside = get<std::uint64_t>(bytes, 40);
-  std::uint64_t keys_at = kHeaderBytes;
-  if (version == 2) {
+  if (version < 1 || version > kVersion)
+    bad_file(path, "format version " + std::to_string(version) + " at byte 8 (this build reads versions 1 to 3)");
+  // Versions 1 and 2 name the storage by its scalar's size.
+  const auto storage = get<std::uint32_t>(bytes, 12);
+  std::uint32_t id = storage;
+  if (version < 3) {
+    if (storage != 4 && storage != 8)
+      bad_file(path, "storage size " + std::to_string(storage) + " at byte 12 (4 float or 8 double)");
+    id = storage == 4 ? Storage<float>::kFileId : Storage<double>::kFileId;
+  }
+  Header header{get<double>(bytes, 16), get<double>(bytes, 24), get<std::uint64_t>(bytes, 32),
+                get<std::uint64_t>(bytes, 40), kHeaderBytes};
+  if (version >= 2) {
     if (size < kHeaderBytes + 16) bad_file(path, "truncated: " + std::to_string(size) + " bytes, shorter than the header");
     const auto origin_bytes = get<std::uint64_t>(bytes, kHeaderBytes);
     if (origin_bytes > size - kHeaderBytes - 16)
       bad_file(path, "origin length " + std::to_string(origin_bytes) + " at byte 48 runs past the end of the file (" +
                          std::to_string(size) + " bytes)");
-    keys_at = kHeaderBytes + 8 + origin_bytes;
+    header.keys_at = kHeaderBytes + 8 + static_cast<std::size_t>(origin_bytes);
     if (origin) origin->assign(file_bytes.substr(kHeaderBytes + 8, static_cast<std::size_t>(origin_bytes)));
   } else if (origin) {
     origin->clear();
   }
-  // Expected size, checked against the file before anything is sized from the counts.
-  const std::uint64_t brick_bytes = 8 + std::uint64_t{kBrickNodes} * scalar;
-  const std::uint64_t limit = size;
-  if (stored > limit / brick_bytes || inside > limit / 8 ||
-      keys_at + stored * brick_bytes + inside * 8 + 8 != size)
-    bad_file(path, "brick counts at bytes 32-47 (" + std::to_string(stored) + " stored, " +
-                       std::to_string(inside) + " inside) disagree with the file size " +
-                       std::to_string(size) + " (truncated or corrupt)");
-  check_memory_budget(stored, inside, scalar, default_memory_budget(), path);
-  const auto checksum = get<std::uint64_t>(bytes, static_cast<std::size_t>(size - 8));
-  if (checksum != fnv1a(bytes.data(), static_cast<std::size_t>(size - 8)))
-    bad_file(path, "checksum at byte " + std::to_string(size - 8) + " does not match the content (corrupt)");
-  const auto h = get<double>(bytes, 16);
-  const auto band = get<double>(bytes, 24);
-  const auto at = static_cast<std::size_t>(keys_at);
-  return scalar == 4 ? read_grid_body<float>(bytes, path, h, band, stored, inside, at)
-                     : read_grid_body<double>(bytes, path, h, band, stored, inside, at);
+  std::optional<AnyGrid> grid;
+  const auto read = [&]<class S>() {
+    if (Storage<S>::kFileId == id) grid.emplace(read_grid_body<S>(bytes, path, header));
+  };
+  read.template operator()<float>();
+  read.template operator()<double>();
+  read.template operator()<Half>();
+  read.template operator()<Q16>();
+  read.template operator()<Q8>();
+  if (!grid)
+    bad_file(path, "storage id " + std::to_string(id) + " at byte 12 (1 float, 2 double, 3 half, 4 q16, 5 q8)");
+  return std::move(*grid);
 }
 
 AnyGrid load_grid(const std::string& path, std::string* origin) { return parse_grid(read_file(path), path, origin); }
 
 template void save_grid<float>(const Grid<float>&, const std::string&, std::string_view);
 template void save_grid<double>(const Grid<double>&, const std::string&, std::string_view);
+template void save_grid<Half>(const Grid<Half>&, const std::string&, std::string_view);
+template void save_grid<Q16>(const Grid<Q16>&, const std::string&, std::string_view);
+template void save_grid<Q8>(const Grid<Q8>&, const std::string&, std::string_view);
 
 }  // namespace distgrid

@@ -27,9 +27,9 @@ std::string format_bytes(std::uint64_t bytes) {
   return text;
 }
 
-void check_memory_budget(std::uint64_t stored, std::uint64_t inside, std::uint64_t value_bytes,
+void check_memory_budget(std::uint64_t stored, std::uint64_t inside, std::uint64_t brick_bytes,
                          std::uint64_t budget_bytes, const std::string& what) {
-  const std::uint64_t need = planned_grid_bytes(stored, inside, value_bytes);
+  const std::uint64_t need = planned_grid_bytes(stored, inside, brick_bytes);
   if (need <= budget_bytes) return;
   throw Error(ErrorCode::toolarge, what + ": " + std::to_string(stored) + " computed and " + std::to_string(inside) +
                                        " inside bricks need about " + format_bytes(need) +

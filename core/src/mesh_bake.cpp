@@ -416,8 +416,7 @@ inline std::array<std::uint64_t, 8> lattice_neighbours(const std::array<std::uin
 /// is next to nodes of both signs of the previous wave, every node's sign is the one
 /// the queue gives, whatever its order: writes the clamps and returns true. Returns
 /// false, writing nothing, when a wave has such a node (the queue decides there).
-template <class S>
-bool fill_by_waves(const std::array<std::int8_t, kBrickNodes>& sign, double band_width, S* out) noexcept {
+bool fill_by_waves(const std::array<std::int8_t, kBrickNodes>& sign, double band_width, double* out) noexcept {
   std::array<std::uint64_t, 8> outside{}, inside{}, reached{};
   for (std::size_t n = 0; n < kBrickNodes; ++n) {
     const std::uint64_t bit = std::uint64_t{1} << (n & 63);
@@ -442,15 +441,15 @@ bool fill_by_waves(const std::array<std::int8_t, kBrickNodes>& sign, double band
   }
   for (std::size_t k = 0; k < 8; ++k) {
     for (std::uint64_t bits = fill_outside[k]; bits != 0; bits &= bits - 1)
-      out[64 * k + static_cast<std::size_t>(std::countr_zero(bits))] = static_cast<S>(band_width);
+      out[64 * k + static_cast<std::size_t>(std::countr_zero(bits))] = band_width;
     for (std::uint64_t bits = fill_inside[k]; bits != 0; bits &= bits - 1)
-      out[64 * k + static_cast<std::size_t>(std::countr_zero(bits))] = static_cast<S>(-band_width);
+      out[64 * k + static_cast<std::size_t>(std::countr_zero(bits))] = -band_width;
   }
   return true;
 }
 
-/// Computes one brick's 512 values from its triangle list. Returns false when no
-/// node lies within band*h of the mesh (values not written).
+/// Computes one brick's 512 values, exact and clamped, from its triangle list. Returns
+/// false when no node lies within band*h of the mesh (values not written).
 ///
 /// Triangles are tried about nearest first (by buckets of the gap between the
 /// brick's centre and the triangle's ball), so each node's best distance drops early
@@ -467,9 +466,8 @@ bool fill_by_waves(const std::array<std::int8_t, kBrickNodes>& sign, double band
 /// the triangle that trying all of them in index order gives. The loops' trip counts
 /// depend on the triangle's position only, not on the reaches: branches on freshly
 /// computed tests mispredict often and cost more than the work they skip.
-template <class S>
 bool bake_mesh_brick(const PreparedMesh& mesh, const std::vector<TriangleData>& data, const std::uint32_t* list,
-                     std::size_t list_size, std::int64_t key, double h, double band_width, double slack, S* out,
+                     std::size_t list_size, std::int64_t key, double h, double band_width, double slack, double* out,
                      BrickScratch& scratch) {
   const BrickCoord b = brick_of(key);
   const std::int64_t x0 = b.bx * 8, y0 = b.by * 8, z0 = b.bz * 8;
@@ -689,13 +687,13 @@ bool bake_mesh_brick(const PreparedMesh& mesh, const std::vector<TriangleData>& 
       scratch.sign[n] = inside ? std::int8_t{-1} : std::int8_t{1};
       inside_seen = inside_seen || inside;
       outside_seen = outside_seen || !inside;
-      out[n] = static_cast<S>(v < -band_width ? -band_width : (v > band_width ? band_width : v));
+      out[n] = v < -band_width ? -band_width : (v > band_width ? band_width : v);
     }
   }
   if (queue_end == kBrickNodes) return true;
   if (!inside_seen || !outside_seen) {
     // One sign in the band: the breadth-first fill below would give it to every other node.
-    const auto clamp = static_cast<S>(inside_seen ? -band_width : band_width);
+    const double clamp = inside_seen ? -band_width : band_width;
     for (std::size_t n = 0; n < kBrickNodes; ++n)
       if (scratch.sign[n] == 0) out[n] = clamp;
     return true;
@@ -713,7 +711,7 @@ bool bake_mesh_brick(const PreparedMesh& mesh, const std::vector<TriangleData>& 
     auto visit = [&](std::size_t m) {
       if (scratch.sign[m] != 0) return;
       scratch.sign[m] = s;
-      out[m] = static_cast<S>(s < 0 ? -band_width : band_width);
+      out[m] = s < 0 ? -band_width : band_width;
       scratch.queue[queue_end++] = static_cast<std::uint16_t>(m);
     };
     if (i > 0) visit(n - 1);
@@ -762,9 +760,9 @@ constexpr double kPairBytes = 8 + 4;
 constexpr double kBrickBookkeepingBytes = 64 + 64;
 
 /// Peak bytes of a bake with these counts (in double, so huge counts cannot wrap).
-double mesh_bake_bytes(double triangles, double pairs, double bricks, double inside, std::size_t value_bytes) {
-  const double per_stored = static_cast<double>(planned_grid_bytes(1, 0, value_bytes));
-  const double per_inside = static_cast<double>(planned_grid_bytes(0, 1, value_bytes));
+double mesh_bake_bytes(double triangles, double pairs, double bricks, double inside, std::size_t brick_bytes) {
+  const double per_stored = static_cast<double>(planned_grid_bytes(1, 0, brick_bytes));
+  const double per_inside = static_cast<double>(planned_grid_bytes(0, 1, brick_bytes));
   return triangles * kTriangleBytes + pairs * kPairBytes + bricks * (kBrickBookkeepingBytes + per_stored) +
          inside * per_inside;
 }
@@ -802,7 +800,7 @@ void check_estimate(const MeshBakeEstimate& e, const std::string& what, std::uin
 
 MeshBakeEstimate estimate_mesh_bake(const std::vector<Vec3>& positions,
                                     const std::vector<std::array<std::uint32_t, 3>>& triangles, double h, double band,
-                                    std::size_t value_bytes) {
+                                    std::size_t brick_bytes) {
   MeshBakeEstimate estimate;
   const double reach = (band + kBrickBallRadiusVoxels) * h, brick = 8 * h;
   const double ball = 4 * std::numbers::pi / 3 * reach * reach * reach, brick_volume = brick * brick * brick;
@@ -839,14 +837,14 @@ MeshBakeEstimate estimate_mesh_bake(const std::vector<Vec3>& positions,
   // Parity keeps where each row of bricks (along x) starts its triangle list.
   const double row_bytes = span[1] * span[2] * 8;
   estimate.bytes = saturated_count(
-      mesh_bake_bytes(static_cast<double>(estimate.triangles), pairs, bricks, inside, value_bytes) + row_bytes);
+      mesh_bake_bytes(static_cast<double>(estimate.triangles), pairs, bricks, inside, brick_bytes) + row_bytes);
   return estimate;
 }
 
 void check_mesh_bake_memory(const std::vector<Vec3>& positions,
                             const std::vector<std::array<std::uint32_t, 3>>& triangles,
-                            const MeshBakeSettings& settings, std::size_t value_bytes, const std::string& what) {
-  check_estimate(estimate_mesh_bake(positions, triangles, settings.h, settings.band, value_bytes),
+                            const MeshBakeSettings& settings, std::size_t brick_bytes, const std::string& what) {
+  check_estimate(estimate_mesh_bake(positions, triangles, settings.h, settings.band, brick_bytes),
                  what + " at h = " + h_text(settings.h), settings.max_memory_bytes);
 }
 
@@ -868,7 +866,7 @@ Grid<S> bake_mesh(const PreparedMesh& mesh, const MeshBakeSettings& settings, co
   }
   const std::string what = mesh.source + " at h = " + h_text(h);
   // One pass over the triangles: checked now, its inside bricks used again once the pairs are known.
-  const MeshBakeEstimate estimate = estimate_mesh_bake(mesh.positions, mesh.triangles, h, settings.band, sizeof(S));
+  const MeshBakeEstimate estimate = estimate_mesh_bake(mesh.positions, mesh.triangles, h, settings.band, kMaxBrickBytes<S>);
   check_estimate(estimate, what, settings.max_memory_bytes);
   auto report = [&](const char* phase, std::size_t done, std::size_t total) {
     if (progress) progress(phase, done, total);
@@ -1052,26 +1050,31 @@ Grid<S> bake_mesh(const PreparedMesh& mesh, const MeshBakeSettings& settings, co
 
   const double need = mesh_bake_bytes(static_cast<double>(data.size()), static_cast<double>(lists.size()),
                                       static_cast<double>(near_keys.size()), static_cast<double>(estimate.inside_bricks),
-                                      sizeof(S));
+                                      kMaxBrickBytes<S>);
   if (need > static_cast<double>(settings.max_memory_bytes))
     refuse_memory(what, std::to_string(near_keys.size()) + " bricks to compute, about " +
                             std::to_string(estimate.inside_bricks) + " inside and " + std::to_string(lists.size()) +
                             " triangle-brick pairs",
                   need, settings.max_memory_bytes);
   grid.reserve(near_keys.size());
-  std::vector<S*> targets;
-  targets.reserve(near_keys.size());
-  for (std::int64_t key : near_keys) targets.push_back(grid.add_brick_for_overwrite(key));
+  for (std::int64_t key : near_keys) grid.add_brick_room(key);  // slot r holds near_keys[r]
+  // A brick's exact values, encoded into its slot by the storage once known.
+  std::array<double, kBrickNodes> all_outside, all_inside;
+  all_outside.fill(band_width);
+  all_inside.fill(-band_width);
   std::vector<std::uint8_t> beyond_band(near_keys.size(), 0);
   const std::size_t total = near_keys.size();
   detail::parallel_chunks(
       total, settings.threads, 16,
       [&](std::size_t begin, std::size_t end) {
         BrickScratch scratch;
+        std::array<double, kBrickNodes> values;  // written by bake_mesh_brick when it returns true
         for (std::size_t r = begin; r < end; ++r) {
           throw_if_interrupted();
-          if (!bake_mesh_brick(mesh, data, lists.data() + list_start[r], list_start[r + 1] - list_start[r], near_keys[r],
-                               h, band_width, slack, targets[r], scratch))
+          if (bake_mesh_brick(mesh, data, lists.data() + list_start[r], list_start[r + 1] - list_start[r], near_keys[r],
+                              h, band_width, slack, values.data(), scratch))
+            grid.set_brick(r, values);
+          else
             beyond_band[r] = 1;
         }
       },
@@ -1158,7 +1161,7 @@ Grid<S> bake_mesh(const PreparedMesh& mesh, const MeshBakeSettings& settings, co
         const bool inside = before % 2 == 1;
         const std::int64_t key = brick_key(bx, by, bz);
         if (const auto at = beyond_band_rank.find(key); at != beyond_band_rank.end()) {
-          std::fill_n(targets[at->second], kBrickNodes, static_cast<S>(inside ? -band_width : band_width));
+          grid.set_brick(at->second, inside ? all_inside : all_outside);
           filled[at->second] = 1;
         } else if (inside && !std::binary_search(near_keys.begin(), near_keys.end(), key)) {
           chunk.inside.push_back(key);
@@ -1175,7 +1178,8 @@ Grid<S> bake_mesh(const PreparedMesh& mesh, const MeshBakeSettings& settings, co
   }
   // Beyond-band bricks in rows no triangle comes near are outside.
   for (const auto& [key, r] : beyond_band_rank)
-    if (filled[r] == 0) std::fill_n(targets[r], kBrickNodes, static_cast<S>(band_width));
+    if (filled[r] == 0) grid.set_brick(r, all_outside);
+  grid.pack();
   std::sort(inside_keys.begin(), inside_keys.end());
   for (std::int64_t key : inside_keys) grid.add_inside(key);
   stats.bricks_computed = near_keys.size();
@@ -1187,5 +1191,8 @@ Grid<S> bake_mesh(const PreparedMesh& mesh, const MeshBakeSettings& settings, co
 template Grid<float> bake_mesh<float>(const PreparedMesh&, const MeshBakeSettings&, const PhaseProgressFn&, MeshBakeStats*);
 template Grid<double> bake_mesh<double>(const PreparedMesh&, const MeshBakeSettings&, const PhaseProgressFn&,
                                         MeshBakeStats*);
+template Grid<Half> bake_mesh<Half>(const PreparedMesh&, const MeshBakeSettings&, const PhaseProgressFn&, MeshBakeStats*);
+template Grid<Q16> bake_mesh<Q16>(const PreparedMesh&, const MeshBakeSettings&, const PhaseProgressFn&, MeshBakeStats*);
+template Grid<Q8> bake_mesh<Q8>(const PreparedMesh&, const MeshBakeSettings&, const PhaseProgressFn&, MeshBakeStats*);
 
 }  // namespace distgrid

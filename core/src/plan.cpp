@@ -44,13 +44,14 @@ struct PlanWalk {
   double h, band_width;
   std::array<std::int64_t, 3> lo, hi;
   std::uint64_t max_memory_bytes;
+  std::uint64_t brick_bytes;
   Plan& plan;
 
   // Called for every planned brick: the message is only formatted for a part over budget.
   void check_memory(std::uint64_t more_near, std::uint64_t more_inside) const {
     const std::uint64_t near = plan.near_keys.size() + more_near, inside = plan.inside_keys.size() + more_inside;
-    if (planned_grid_bytes(near, inside, sizeof(S)) <= max_memory_bytes) return;
-    check_memory_budget(near, inside, sizeof(S), max_memory_bytes, "part at h = " + number_text(h));
+    if (planned_grid_bytes(near, inside, brick_bytes) <= max_memory_bytes) return;
+    check_memory_budget(near, inside, brick_bytes, max_memory_bytes, "part at h = " + number_text(h));
   }
 
   void add_inside_range(const std::array<std::int64_t, 3>& a, const std::array<std::int64_t, 3>& b) {
@@ -174,7 +175,9 @@ Plan plan_bricks(const Field<S>& field, const BakeSettings& settings) {
   std::int64_t size = 1;
   for (std::size_t a = 0; a < 3; ++a)
     while (size < plan.hi[a] - plan.lo[a] + 1) size *= 2;
-  PlanWalk<S> walk{field, settings.h, settings.band * settings.h, plan.lo, plan.hi, settings.max_memory_bytes, plan};
+  const std::uint64_t brick_bytes = settings.brick_bytes != 0 ? settings.brick_bytes : kBrickNodes * sizeof(S);
+  PlanWalk<S> walk{field,          settings.h,       settings.band * settings.h, plan.lo, plan.hi,
+                   settings.max_memory_bytes, brick_bytes, plan};
   walk.visit(plan.lo, size);
   std::sort(plan.near_keys.begin(), plan.near_keys.end());
   std::sort(plan.inside_keys.begin(), plan.inside_keys.end());

@@ -18,11 +18,11 @@ std::size_t region_edge_crossings(const Grid<S>& grid) {
     const std::int64_t x = b.bx + kSteps[face][0], y = b.by + kSteps[face][1], z = b.bz + kSteps[face][2];
     if (!brick_coord_in_range(x) || !brick_coord_in_range(y) || !brick_coord_in_range(z)) return true;
     const std::int64_t neighbour = brick_key(x, y, z);
-    return grid.find_brick(neighbour) == nullptr && !grid.is_inside(neighbour);
+    return !grid.find_slot(neighbour) && !grid.is_inside(neighbour);
   };
   std::size_t crossings = 0;
   for (std::size_t slot = 0; slot < grid.stored_brick_count(); ++slot) {
-    const S* values = grid.brick_values(slot);
+    const BrickView<S> values = grid.brick(slot);
     for (std::size_t face = 0; face < 6; ++face) {
       if (!absent_beside(grid.stored_keys()[slot], face)) continue;
       for (int u = 0; u < 8; ++u)
@@ -37,5 +37,8 @@ std::size_t region_edge_crossings(const Grid<S>& grid) {
 
 template std::size_t region_edge_crossings<float>(const Grid<float>&);
 template std::size_t region_edge_crossings<double>(const Grid<double>&);
+template std::size_t region_edge_crossings<Half>(const Grid<Half>&);
+template std::size_t region_edge_crossings<Q16>(const Grid<Q16>&);
+template std::size_t region_edge_crossings<Q8>(const Grid<Q8>&);
 
 }  // namespace distgrid

@@ -12,6 +12,7 @@
 #include <regex>
 #include <sstream>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -34,7 +35,6 @@ TEST_F(CliTest, BadUsageExitsWithTwo) {
   EXPECT_EQ(run_cli("frobnicate").exit_code, 2);
   EXPECT_EQ(run_cli("bake --part sphere --out x.dgrid").exit_code, 2);  // no --h
   EXPECT_EQ(run_cli("bake --part sphere --h abc --out x.dgrid").exit_code, 2);
-  EXPECT_EQ(run_cli("bake --part sphere --h 0.1 --storage half --out x.dgrid").exit_code, 2);
   EXPECT_EQ(run_cli("bake --part sphere --spec s.json --h 0.1 --out x.dgrid").exit_code, 2);
   EXPECT_EQ(run_cli("bake --part sphere --h 0.1 --bbox 1,2,3 --out x.dgrid").exit_code, 2);
   EXPECT_EQ(run_cli("sample only_a_grid.dgrid").exit_code, 2);
@@ -60,6 +60,9 @@ TEST_F(CliTest, TypedErrorsExitWithOneAndNameTheirCode) {
       {"bake --part sphere --h 0.1 --band 0.5 --out " + path("a.dgrid"), "distgrid: badarg: "},
       {"bake --part no_such_part --h 0.1 --out " + path("a.dgrid"), "distgrid: badarg: "},
       {"bake --part sphere --h 1e-7 --out " + path("a.dgrid"), "distgrid: toolarge: "},
+      {"bake --part sphere --h 0.1 --storage q4 --out " + path("a.dgrid"), "distgrid: badarg: --storage: unknown storage 'q4'"},
+      {"bake --part sphere --h 0.1 --storage Float --out " + path("a.dgrid"), "distgrid: badarg: --storage: "},
+      {"bake --part sphere --h 4000 --band 20 --storage half --out " + path("a.dgrid"), "distgrid: badarg: "},
       {"bake --spec " + path("missing.json") + " --h 0.1 --out " + path("a.dgrid"), "distgrid: badfile: "},
       {"bake --spec " + write("bad.json", "{\"type\": \"sphere\", ") + " --h 0.1 --out " + path("a.dgrid"),
        "distgrid: badspec: "},
@@ -76,6 +79,48 @@ TEST_F(CliTest, TypedErrorsExitWithOneAndNameTheirCode) {
     EXPECT_EQ(r.out.rfind(c.expected, 0), 0u) << c.args << "\n" << r.out;
   }
   EXPECT_FALSE(fs::exists(path("a.dgrid")));
+}
+
+TEST_F(CliTest, EveryStorageBakesAndInfoPrintsItAndItsBound) {
+  // Each --storage reaches the file (its id, read back as that grid) and info names it
+  // with its bound; the volumes differ by at most the storage's rounding.
+  const struct {
+    const char* name;
+    const char* bound_rule;
+  } storages[] = {{"float", "half a float ulp at band*h"},
+                  {"double", "exactly as computed (double)"},
+                  {"half", "half a binary16 ulp at band*h"},
+                  {"q16", "half the largest step of any brick"},
+                  {"q8", "half the largest step of any brick"}};
+  double double_volume = 0;
+  for (const auto& s : storages) {
+    const std::string grid = path(std::string(s.name) + ".dgrid");
+    const CliResult bake = run_cli("bake --part sphere --h 0.0625 --storage " + std::string(s.name) + " --out " + grid);
+    ASSERT_EQ(bake.exit_code, 0) << bake.out;
+    EXPECT_NE(bake.out.find("storage " + std::string(s.name) + ","), std::string::npos) << bake.out;
+    const CliResult info = run_cli("info " + grid);
+    ASSERT_EQ(info.exit_code, 0) << info.out;
+    EXPECT_NE(info.out.find("storage   " + std::string(s.name) + ","), std::string::npos) << info.out;
+    EXPECT_NE(info.out.find(s.bound_rule), std::string::npos) << info.out;
+    const CliResult json = run_cli("info --json " + grid);
+    ASSERT_EQ(json.exit_code, 0) << json.out;
+    const nlohmann::json summary = nlohmann::json::parse(json.out);
+    EXPECT_EQ(summary["storage"], s.name);
+    const double bound = summary["stored_value_bound"]["rounding"].get<double>();
+    const distgrid::AnyGrid loaded = distgrid::load_grid(grid);
+    std::visit([&](const auto& g) {
+      EXPECT_EQ(distgrid::storage_name<typename std::decay_t<decltype(g)>::Scalar>(), s.name);
+      EXPECT_EQ(g.storage_bound(), bound);
+      if (std::string(s.name) == "double") double_volume = g.volume();
+    }, loaded);
+    if (std::string(s.name) == "double") EXPECT_EQ(bound, 0.0);
+    else EXPECT_GT(bound, 0.0) << s.name;
+  }
+  // The smaller storages' files are smaller.
+  EXPECT_LT(fs::file_size(path("q8.dgrid")), fs::file_size(path("q16.dgrid")));
+  EXPECT_LT(fs::file_size(path("q16.dgrid")), fs::file_size(path("float.dgrid")));
+  EXPECT_LT(fs::file_size(path("half.dgrid")), fs::file_size(path("float.dgrid")));
+  EXPECT_GT(double_volume, 4.0);
 }
 
 TEST_F(CliTest, BakesASphereAndReadsItBack) {

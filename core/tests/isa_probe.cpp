@@ -1,5 +1,5 @@
 // Digests of the calculations that take vector code paths (bake, mesh bake, volume,
-// sampling, gradients, both meshers), for the isa_paths test: the core library built
+// sampling, gradients, both meshers), for every storage, for the isa_paths test: the core library built
 // for x86-64-v2, v3 and v4 must print the same lines. Exits 77 (skipped) when this
 // processor cannot run the instruction set the probe was built for.
 //
@@ -36,22 +36,27 @@ struct Digest {
   void add(double x) { add(std::vector<double>{x}); }
 };
 
+/// Keys, codes and (q16, q8) each brick's offset and step.
 template <class S>
 void print_grid(const std::string& what, const Grid<S>& grid) {
+  using Code = typename Grid<S>::Code;
   Digest d;
   d.add(grid.stored_keys());
   d.add(grid.inside_keys());
-  d.add(std::vector<S>(grid.brick_values(0), grid.brick_values(0) + grid.stored_brick_count() * kBrickNodes));
+  for (std::size_t slot = 0; slot < grid.stored_brick_count(); ++slot) {
+    d.add(std::vector<Code>(grid.brick_codes(slot), grid.brick_codes(slot) + kBrickNodes));
+    if constexpr (!Grid<S>::kDirect) d.add(std::vector<double>{grid.brick_parameters(slot).offset, grid.brick_parameters(slot).step});
+  }
   std::printf("%s grid %016llx\n", what.c_str(), static_cast<unsigned long long>(d.value));
 }
 
 template <class S>
 void probe_part(const char* part, double h) {
-  const std::string what = std::string(part) + (sizeof(S) == 4 ? " float" : " double");
+  const std::string what = std::string(part) + " " + std::string(storage_name<S>());
   BakeSettings settings;
   settings.h = h;
   settings.threads = 2;
-  const Grid<S> grid = bake(compile_field<S>(default_part(part).spec), settings);
+  const Grid<S> grid = bake<S>(compile_field<FieldScalarOf<S>>(default_part(part).spec), settings);
   print_grid(what, grid);
   Digest volume;
   volume.add(grid.volume());
@@ -106,6 +111,9 @@ int main(int argc, char** argv) {
   for (const char* part : {"sphere", "torus", "bracket", "gyroid"}) {
     probe_part<float>(part, 1.0 / 40);
     probe_part<double>(part, 1.0 / 40);
+    probe_part<Half>(part, 1.0 / 40);
+    probe_part<Q16>(part, 1.0 / 40);
+    probe_part<Q8>(part, 1.0 / 40);
   }
   const MeshPart torus = mesh_part("torus_mesh");
   MeshBakeSettings settings;
@@ -113,5 +121,8 @@ int main(int argc, char** argv) {
   settings.threads = 2;
   print_grid("torus_mesh float", bake_mesh<float>(prepare_mesh(torus.mesh, torus.name), settings));
   print_grid("torus_mesh double", bake_mesh<double>(prepare_mesh(torus.mesh, torus.name), settings));
+  print_grid("torus_mesh half", bake_mesh<Half>(prepare_mesh(torus.mesh, torus.name), settings));
+  print_grid("torus_mesh q16", bake_mesh<Q16>(prepare_mesh(torus.mesh, torus.name), settings));
+  print_grid("torus_mesh q8", bake_mesh<Q8>(prepare_mesh(torus.mesh, torus.name), settings));
   return 0;
 }

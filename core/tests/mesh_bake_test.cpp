@@ -251,7 +251,7 @@ TEST(MeshBakeEstimate, PredictsTheBricksPairsAndInsideBricksOfTheBake) {
     settings.h = c.h;
     MeshBakeStats stats;
     bake_mesh<float>(prepare_mesh(c.mesh, c.name), settings, {}, &stats);
-    const MeshBakeEstimate e = estimate_mesh_bake(c.mesh.positions, c.mesh.triangles, c.h, 3, sizeof(float));
+    const MeshBakeEstimate e = estimate_mesh_bake(c.mesh.positions, c.mesh.triangles, c.h, 3, kMaxBrickBytes<float>);
     EXPECT_EQ(e.triangles, c.mesh.triangles.size()) << c.name;
     const auto ratio = [](std::uint64_t estimated, std::size_t actual) {
       return static_cast<double>(estimated) / static_cast<double>(actual);
@@ -261,7 +261,7 @@ TEST(MeshBakeEstimate, PredictsTheBricksPairsAndInsideBricksOfTheBake) {
     if (stats.bricks_inside > 100) {
       EXPECT_NEAR(ratio(e.inside_bricks, stats.bricks_inside), 1, 0.3) << c.name << ": " << e.inside_bricks << " vs " << stats.bricks_inside;
     }
-    EXPECT_GT(e.bytes, planned_grid_bytes(stats.bricks_computed, 0, sizeof(float)) / 2) << c.name;
+    EXPECT_GT(e.bytes, planned_grid_bytes(stats.bricks_computed, 0, kMaxBrickBytes<float>) / 2) << c.name;
   }
 }
 
@@ -269,7 +269,7 @@ TEST(MeshBakeEstimate, RefusesABakeOverTheBudgetNamingItsNeedsAndSkipsUnusableTr
   const TriangleMesh sphere = mesh_part("icosphere_1k").mesh;
   MeshBakeSettings settings;
   settings.h = 1.0 / 64;
-  const MeshBakeEstimate e = estimate_mesh_bake(sphere.positions, sphere.triangles, settings.h, 3, sizeof(float));
+  const MeshBakeEstimate e = estimate_mesh_bake(sphere.positions, sphere.triangles, settings.h, 3, kMaxBrickBytes<float>);
   settings.max_memory_bytes = e.bytes - 1;
   try {
     bake_mesh<float>(prepare_mesh(sphere, "ball"), settings);
@@ -288,7 +288,7 @@ TEST(MeshBakeEstimate, RefusesABakeOverTheBudgetNamingItsNeedsAndSkipsUnusableTr
   bad.triangles.push_back({0, 1, 99999});
   bad.positions.push_back({std::numeric_limits<double>::infinity(), 0, 0});
   bad.triangles.push_back({0, 1, static_cast<std::uint32_t>(bad.positions.size() - 1)});
-  EXPECT_EQ(estimate_mesh_bake(bad.positions, bad.triangles, settings.h, 3, 4).bytes, e.bytes);
+  EXPECT_EQ(estimate_mesh_bake(bad.positions, bad.triangles, settings.h, 3, kMaxBrickBytes<float>).bytes, e.bytes);
 }
 
 TEST(MeshBake, VolumeConvergesAtSecondOrderInH) {

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <regex>
 #include <string>
+#include <variant>
 
 #include <nlohmann/json.hpp>
 
@@ -54,6 +55,26 @@ TEST_F(MeshCliTest, BandAndThreadsReachTheBake) {
   const auto g = std::get<distgrid::Grid<float>>(distgrid::load_grid(out));
   EXPECT_EQ(g.band(), 4.0);
   EXPECT_EQ(g.band_width(), 0.5);
+}
+
+TEST_F(MeshCliTest, StorageReachesTheBakeAndABadOneIsBadarg) {
+  const std::string mesh = write("cube.obj", kCube), out = path("cube.dgrid");
+  for (const char* storage : {"half", "q16", "q8"}) {
+    const CliResult r = run_cli("bake --mesh " + mesh + " --h 0.0625 --storage " + storage + " --out " + out);
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    EXPECT_NE(r.out.find("storage " + std::string(storage) + ","), std::string::npos) << r.out;
+    const distgrid::AnyGrid grid = distgrid::load_grid(out);
+    std::visit([&](const auto& g) {
+      EXPECT_EQ(distgrid::storage_name<typename std::decay_t<decltype(g)>::Scalar>(), storage);
+      // Face nodes read 0 in the exact bake; every storage keeps the cube's volume to
+      // within its rounding.
+      EXPECT_NEAR(g.volume(), 4144.0 / 4096, 0.01) << storage;
+    }, grid);
+  }
+  const CliResult bad = run_cli("bake --mesh " + mesh + " --h 0.0625 --storage int8 --out " + path("bad.dgrid"));
+  EXPECT_EQ(bad.exit_code, 1) << bad.out;
+  EXPECT_EQ(bad.out.rfind("distgrid: badarg: --storage: unknown storage 'int8'", 0), 0u) << bad.out;
+  EXPECT_FALSE(fs::exists(path("bad.dgrid")));
 }
 
 TEST_F(MeshCliTest, VoxelsPerDiagonalSetsH) {

@@ -36,7 +36,8 @@ constexpr const char* kBakeMeshHelp = R"(usage: distgrid bake --mesh FILE (--h H
   --h H                    voxel size, > 0 (decimal or hex-float)
   --voxels-per-diagonal N  voxel size = diagonal of the mesh's box / N
   --band B                 band half-width in voxels, >= 1 (default 3)
-  --storage float|double   brick storage scalar (default float)
+  --storage NAME           brick storage: float (default), double, half (binary16),
+                           q16 or q8 (per-brick linear codes of 16 or 8 bits)
   --allow-open             bake a mesh that bounds no solid anyway: open,
                            non-manifold or inconsistently oriented (openmesh),
                            with triangles that cross or touch (selfintersect), or
@@ -87,7 +88,7 @@ void bake_and_save(const PreparedMesh& mesh, const MeshBakeSettings& settings, c
   progress.finish();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   std::printf("bake       h %s, band %s, storage %s, %zu triangles\n", table_number(settings.h).c_str(),
-              table_number(settings.band).c_str(), sizeof(S) == 4 ? "float" : "double", stats.triangles);
+              table_number(settings.band).c_str(), std::string(storage_name<S>()).c_str(), stats.triangles);
   std::printf("bricks     %zu computed (%zu with no node in the band), %zu inside, %" PRId64 " considered\n",
               stats.bricks_computed, stats.bricks_beyond_band, stats.bricks_inside, stats.bricks_considered);
   std::printf("rows       %zu parity rays, %zu retried, %zu unmarked\n", stats.rows, stats.rows_retried, stats.rows_unmarked);
@@ -143,8 +144,7 @@ int run_bake_mesh(int argc, char** argv) {
   if (h_text.has_value() == per_diagonal.has_value()) throw UsageError{"give exactly one of --h H and --voxels-per-diagonal N"};
   const auto out = args.get("--out");
   if (!out) throw UsageError{"--out FILE.dgrid is required"};
-  const std::string storage = args.get("--storage").value_or("float");
-  if (storage != "float" && storage != "double") throw UsageError{"--storage expects float or double, got '" + storage + "'"};
+  const std::string storage = storage_option(args);
 
   MeshBakeSettings settings;
   if (h_text) settings.h = parse_number(*h_text, "--h");
@@ -165,9 +165,14 @@ int run_bake_mesh(int argc, char** argv) {
   check.h = settings.h;
   check.band = settings.band;
   check_bake_settings(check);
-  // The memory estimate needs only the triangles: refuse before welding and validation.
-  const std::size_t value_bytes = storage == "float" ? sizeof(float) : sizeof(double);
-  check_mesh_bake_memory(input.positions, input.triangles, settings, value_bytes, *mesh_file);
+  // The storage takes h and band (Half: its range), and the memory estimate needs only
+  // the triangles: refuse before welding and validation.
+  std::size_t brick_bytes = 0;
+  with_storage_named(storage, [&]<class S>() {
+    (void)Grid<S>(settings.h, settings.band);
+    brick_bytes = kMaxBrickBytes<S>;
+  });
+  check_mesh_bake_memory(input.positions, input.triangles, settings, brick_bytes, *mesh_file);
   progress.phase("validating");
   const PreparedMesh mesh = prepare_mesh(input, *mesh_file, allow_open, settings.threads);
   progress.finish();
@@ -178,10 +183,7 @@ int run_bake_mesh(int argc, char** argv) {
   origin["input_fnv1a"] = content_hash(bytes);
   origin["triangles"] = mesh.triangles.size();
   origin["solid"] = mesh.report.solid();
-  if (storage == "float")
-    bake_and_save<float>(mesh, settings, *out, origin.dump(), progress);
-  else
-    bake_and_save<double>(mesh, settings, *out, origin.dump(), progress);
+  with_storage_named(storage, [&]<class S>() { bake_and_save<S>(mesh, settings, *out, origin.dump(), progress); });
   return 0;
 }
 

@@ -62,7 +62,8 @@ constexpr const char* kBakeHelp = R"(usage: distgrid bake (--spec FILE | --part 
   --part NAME            a built-in part (list them with --list-parts)
   --h H                  voxel size, > 0 (numbers may be decimal or hex-float)
   --band B               band half-width in voxels, >= 1 (default 3)
-  --storage float|double brick storage scalar (default float)
+  --storage NAME         brick storage: float (default), double, half (binary16), q16
+                         or q8 (per-brick linear codes of 16 or 8 bits)
   --bbox X0,Y0,Z0,X1,Y1,Z1
                          clip the shape to this box: bake its intersection with
                          the box (so volume and contour are the clipped part's);
@@ -166,15 +167,17 @@ const distgrid::DefaultPart& find_part(const std::string& name) {
 
 template <class S>
 int bake_and_save(const nlohmann::json& spec, const std::string& source, const std::optional<distgrid::Box>& clip,
-                  const distgrid::BakeSettings& settings, const std::string& out, nlohmann::json origin,
+                  distgrid::BakeSettings settings, const std::string& out, nlohmann::json origin,
                   Progress& progress) {
   const auto started = std::chrono::steady_clock::now();
-  const distgrid::Field<S> field = compile_for_bake<S>(spec, source, clip);
+  (void)distgrid::Grid<S>(settings.h, settings.band);  // the storage takes h and band (Half: its range), or badarg
+  settings.brick_bytes = distgrid::kMaxBrickBytes<S>;
+  const distgrid::Field<distgrid::FieldScalarOf<S>> field = compile_for_bake<distgrid::FieldScalarOf<S>>(spec, source, clip);
   progress.phase("planning");
   const distgrid::Plan plan = distgrid::plan_bricks(field, settings);
   progress.phase("baking", plan.near_keys.size(), "bricks");
-  const distgrid::Grid<S> grid =
-      distgrid::bake_planned_bricks(field, plan, settings.threads, [&](std::size_t done, std::size_t) { progress.update(done); });
+  const distgrid::Grid<S> grid = distgrid::bake_planned_bricks<S>(
+      field, plan, settings.threads, [&](std::size_t done, std::size_t) { progress.update(done); });
   progress.phase("writing");
   if (clip) origin["clip"] = {clip->lo[0], clip->lo[1], clip->lo[2], clip->hi[0], clip->hi[1], clip->hi[2]};
   distgrid::save_grid(grid, out, origin.dump());
@@ -183,7 +186,7 @@ int bake_and_save(const nlohmann::json& spec, const std::string& source, const s
   std::printf("baked %s%s: %zu bricks computed, %zu inside, %" PRId64 " considered\n", source.c_str(),
               clip ? " clipped to the --bbox box" : "", grid.stored_brick_count(), grid.inside_brick_count(),
               plan.bricks_considered);
-  std::printf("storage %s, h %s, band %s, memory %s, %.3g s %s\n", sizeof(S) == 4 ? "float" : "double",
+  std::printf("storage %s, h %s, band %s, memory %s, %.3g s %s\n", std::string(distgrid::storage_name<S>()).c_str(),
               table_number(grid.h()).c_str(), table_number(grid.band()).c_str(),
               distgrid::format_bytes(grid.memory_bytes()).c_str(), seconds,
               distgrid::tools::threads_used(settings.threads).c_str());
@@ -222,8 +225,7 @@ int run_bake(int argc, char** argv) {
   if (auto budget = args.get("--max-memory")) settings.max_memory_bytes = parse_bytes(*budget, "--max-memory");
   std::optional<distgrid::Box> clip;
   if (auto bbox = args.get("--bbox")) clip = parse_box(*bbox);
-  const std::string storage = args.get("--storage").value_or("float");
-  if (storage != "float" && storage != "double") throw UsageError{"--storage expects float or double, got '" + storage + "'"};
+  const std::string storage = distgrid::tools::storage_option(args);
   distgrid::check_bake_settings(settings);
   distgrid::check_output_path(*out);
 
@@ -243,8 +245,11 @@ int run_bake(int argc, char** argv) {
     origin = distgrid::tools::grid_origin("spec", *spec_file);
     origin["input_fnv1a"] = distgrid::tools::content_hash(text);
   }
-  return storage == "float" ? bake_and_save<float>(spec, source, clip, settings, *out, origin, progress)
-                            : bake_and_save<double>(spec, source, clip, settings, *out, origin, progress);
+  int status = 0;
+  distgrid::with_storage_named(storage, [&]<class S>() {
+    status = bake_and_save<S>(spec, source, clip, settings, *out, origin, progress);
+  });
+  return status;
 }
 
 std::string single_grid_argument(const Arguments& args, std::size_t extra) {

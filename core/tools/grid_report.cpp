@@ -45,23 +45,20 @@ std::string origin_text(const nlohmann::json& origin) {
 template <class S>
 nlohmann::json grid_summary(const Grid<S>& grid) {
   nlohmann::json out;
-  out["storage"] = sizeof(S) == 4 ? "float" : "double";
+  out["storage"] = storage_name<S>();
   out["h"] = grid.h();
   out["band"] = grid.band();
   out["band_width"] = grid.band_width();
-  // Each stored value is its double rounded to S: at most half an ulp of S at band*h.
-  const auto top = static_cast<S>(grid.band_width());
-  const double rounding =
-      sizeof(S) == 8 ? 0.0 : (static_cast<double>(std::nextafter(top, std::numeric_limits<S>::infinity())) -
-                              static_cast<double>(top)) / 2;
-  out["stored_value_bound"] = {{"magnitude", grid.band_width()}, {"rounding", rounding}};
+  // The bound on each stored node's rounding (Grid::storage_bound): half an ulp at
+  // band*h for float and half, 0 for double, the largest step / 2 for q16 and q8.
+  out["stored_value_bound"] = {{"magnitude", grid.band_width()}, {"rounding", grid.storage_bound()}};
   double lo = std::numeric_limits<double>::infinity(), hi = -lo;
   for (std::size_t slot = 0; slot < grid.stored_brick_count(); ++slot) {
     if (slot % 4096 == 0) throw_if_interrupted();
-    const S* values = grid.brick_values(slot);
+    const BrickView<S> values = grid.brick(slot);
     for (int n = 0; n < kBrickNodes; ++n) {
-      lo = std::min(lo, static_cast<double>(values[n]));
-      hi = std::max(hi, static_cast<double>(values[n]));
+      lo = std::min(lo, values[n]);
+      hi = std::max(hi, values[n]);
     }
   }
   out["value_range"] = grid.stored_brick_count() == 0 ? nlohmann::json(nullptr) : nlohmann::json{lo, hi};
@@ -83,6 +80,7 @@ nlohmann::json grid_summary(const Grid<S>& grid) {
     out["world_box"] = nullptr;
   }
   out["memory_bytes"] = grid.memory_bytes();
+  out["brick_bytes"] = grid.brick_bytes();
   return out;
 }
 
@@ -99,9 +97,15 @@ std::string describe_grid(const nlohmann::json& info) {
   line("h", table_number(info["h"].get<double>()));
   line("band", table_number(info["band"].get<double>()) + " (band*h = " + table_number(info["band_width"].get<double>()) + ")");
   const double rounding = info["stored_value_bound"]["rounding"].get<double>();
+  const std::string storage = info["storage"].get<std::string>();
+  const std::string bound_rule = storage == "float"  ? "half a float ulp at band*h"
+                                 : storage == "half" ? "half a binary16 ulp at band*h"
+                                                     : "half the largest step of any brick";
   line("values", "stored within +-" + table_number(info["band_width"].get<double>()) + ", each " +
-                     (rounding == 0 ? std::string("exactly as computed (double)")
-                                    : "rounded by at most " + table_number(rounding) + " (half a float ulp at band*h)"));
+                     (rounding == 0 && storage == "double" ? std::string("exactly as computed (double)")
+                      : rounding == 0 ? std::string("exactly as computed (every brick constant)")
+                                      : "rounded by at most " + table_number(rounding) + " = " + hex_number(rounding) +
+                                            " (" + bound_rule + ")"));
   const nlohmann::json& range = info["value_range"];
   line("range", range.is_null() ? std::string("no stored values")
                                 : table_number(range[0].get<double>()) + " to " + table_number(range[1].get<double>()));
@@ -126,8 +130,12 @@ std::string describe_grid(const nlohmann::json& info) {
 template <class S>
 SampleMarks sample_marks(const Grid<S>& grid, const std::array<double, 3>& p, double value) {
   SampleMarks marks;
-  // Stored nodes hold the clamp rounded to S, absent and inside bricks read band*h itself.
-  const double stored_clamp = std::fabs(static_cast<double>(static_cast<S>(grid.band_width())));
+  // Stored nodes hold the clamp as the storage rounds it (within storage_bound of
+  // band*h; float and half round it once, the same in every brick), absent and inside
+  // bricks read band*h itself.
+  double stored_clamp = grid.band_width() - grid.storage_bound();
+  if constexpr (Grid<S>::kDirect)
+    stored_clamp = std::fabs(Grid<S>::Model::decode(Grid<S>::Model::encode_node(grid.band_width()), {}));
   marks.clamped = std::fabs(value) >= std::min(grid.band_width(), stored_clamp);
   // The bricks of the eight corner nodes: floor(p / h) and the node after it, per axis.
   std::array<std::array<std::int64_t, 2>, 3> bricks{};
@@ -149,7 +157,7 @@ SampleMarks sample_marks(const Grid<S>& grid, const std::array<double, 3>& p, do
         }
         const std::int64_t key = brick_key(bx, by, bz);
         if (grid.is_inside(key)) marks.inside = true;
-        else if (grid.find_brick(key) == nullptr) marks.absent = true;
+        else if (!grid.find_slot(key)) marks.absent = true;
       }
   return marks;
 }
@@ -213,12 +221,24 @@ void print_sample(const Grid<S>& grid, const std::array<double, 3>& p, std::FILE
 }
 
 template nlohmann::json grid_summary<float>(const Grid<float>&);
-template nlohmann::json grid_summary<double>(const Grid<double>&);
 template SampleMarks sample_marks<float>(const Grid<float>&, const std::array<double, 3>&, double);
-template SampleMarks sample_marks<double>(const Grid<double>&, const std::array<double, 3>&, double);
 template void write_samples<float>(const Grid<float>&, const std::vector<std::array<double, 3>>&, bool, std::FILE*);
-template void write_samples<double>(const Grid<double>&, const std::vector<std::array<double, 3>>&, bool, std::FILE*);
 template void print_sample<float>(const Grid<float>&, const std::array<double, 3>&, std::FILE*);
+template nlohmann::json grid_summary<double>(const Grid<double>&);
+template SampleMarks sample_marks<double>(const Grid<double>&, const std::array<double, 3>&, double);
+template void write_samples<double>(const Grid<double>&, const std::vector<std::array<double, 3>>&, bool, std::FILE*);
 template void print_sample<double>(const Grid<double>&, const std::array<double, 3>&, std::FILE*);
+template nlohmann::json grid_summary<Half>(const Grid<Half>&);
+template SampleMarks sample_marks<Half>(const Grid<Half>&, const std::array<double, 3>&, double);
+template void write_samples<Half>(const Grid<Half>&, const std::vector<std::array<double, 3>>&, bool, std::FILE*);
+template void print_sample<Half>(const Grid<Half>&, const std::array<double, 3>&, std::FILE*);
+template nlohmann::json grid_summary<Q16>(const Grid<Q16>&);
+template SampleMarks sample_marks<Q16>(const Grid<Q16>&, const std::array<double, 3>&, double);
+template void write_samples<Q16>(const Grid<Q16>&, const std::vector<std::array<double, 3>>&, bool, std::FILE*);
+template void print_sample<Q16>(const Grid<Q16>&, const std::array<double, 3>&, std::FILE*);
+template nlohmann::json grid_summary<Q8>(const Grid<Q8>&);
+template SampleMarks sample_marks<Q8>(const Grid<Q8>&, const std::array<double, 3>&, double);
+template void write_samples<Q8>(const Grid<Q8>&, const std::vector<std::array<double, 3>>&, bool, std::FILE*);
+template void print_sample<Q8>(const Grid<Q8>&, const std::array<double, 3>&, std::FILE*);
 
 }  // namespace distgrid::tools

@@ -1,13 +1,18 @@
 #pragma once
 // What the distgrid commands share in their output: numbers in tables to six
 // significant digits (full precision goes to hex-float beside them, to --json and
-// to data lines), the tool's version, and the origin text saved with a grid.
+// to data lines), the tool's version, the origin text saved with a grid, and the
+// --storage option of both bakes.
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "distgrid/command_line.hpp"
 #include "distgrid/detail/parallel.hpp"
+#include "distgrid/error.hpp"
+#include "distgrid/storage.hpp"
 
 namespace distgrid::tools {
 
@@ -57,6 +62,17 @@ inline std::string content_hash(const std::string& bytes) {
 /// baked from ("spec", "part" or "mesh") and its name; callers add details.
 inline nlohmann::json grid_origin(const std::string& from, const std::string& input) {
   return {{"tool", std::string("distgrid ") + kToolVersion}, {"from", from}, {"input", input}};
+}
+
+/// The --storage option's value (default "float"), one of the five storages'
+/// names; Error(badarg) naming the storages (and the nearest) for any other value.
+inline std::string storage_option(const command_line::Arguments& args) {
+  const std::string name = args.get("--storage").value_or("float");
+  const std::vector<std::string> names{"float", "double", "half", "q16", "q8"};
+  for (const std::string& known : names)
+    if (name == known) return name;
+  throw Error(ErrorCode::badarg, "--storage: unknown storage '" + name + "' (" + std::string(kStorageNames) + ")" +
+                                     command_line::did_you_mean(name, names));
 }
 
 }  // namespace distgrid::tools

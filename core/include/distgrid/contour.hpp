@@ -64,7 +64,7 @@ struct ContourResult {
 /// h = 1/128 on one thread. Passed to contour() again, they keep their capacity, so a caller
 /// that meshes repeatedly neither reallocates them nor faults in fresh pages for
 /// them. Their contents never carry over from one call to the next; one scratch
-/// serves float and double grids alike, but only one call at a time.
+/// serves grids of every storage alike, but only one call at a time.
 class ContourScratch {
  public:
   ContourScratch();
@@ -105,9 +105,18 @@ ContourResult contour_dense(const Grid<S>& grid, const ContourOptions& options =
 
 extern template ContourResult contour<float>(const Grid<float>&, const ContourOptions&);
 extern template ContourResult contour<double>(const Grid<double>&, const ContourOptions&);
+extern template ContourResult contour<Half>(const Grid<Half>&, const ContourOptions&);
+extern template ContourResult contour<Q16>(const Grid<Q16>&, const ContourOptions&);
+extern template ContourResult contour<Q8>(const Grid<Q8>&, const ContourOptions&);
 extern template void contour<float>(const Grid<float>&, const ContourOptions&, ContourResult&);
 extern template void contour<double>(const Grid<double>&, const ContourOptions&, ContourResult&);
+extern template void contour<Half>(const Grid<Half>&, const ContourOptions&, ContourResult&);
+extern template void contour<Q16>(const Grid<Q16>&, const ContourOptions&, ContourResult&);
+extern template void contour<Q8>(const Grid<Q8>&, const ContourOptions&, ContourResult&);
 extern template void contour<float>(const Grid<float>&, const ContourOptions&, ContourResult&, ContourScratch&);
 extern template void contour<double>(const Grid<double>&, const ContourOptions&, ContourResult&, ContourScratch&);
+extern template void contour<Half>(const Grid<Half>&, const ContourOptions&, ContourResult&, ContourScratch&);
+extern template void contour<Q16>(const Grid<Q16>&, const ContourOptions&, ContourResult&, ContourScratch&);
+extern template void contour<Q8>(const Grid<Q8>&, const ContourOptions&, ContourResult&, ContourScratch&);
 
 }  // namespace distgrid

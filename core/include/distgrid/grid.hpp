@@ -3,8 +3,9 @@
 //
 // Node (i, j, k) sits at world (i*h, j*h, k*h). Values are clamped to
 // +-band*h; an absent brick reads +band*h and a brick marked inside reads
-// -band*h. Node values are held in S (float or double); all arithmetic on them
-// is double.
+// -band*h. A stored brick's values are held as the storage S encodes them
+// (storage.hpp: float, double, Half, Q16, Q8); every read decodes them to double
+// through Storage<S>, and all arithmetic on them is double.
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -15,6 +16,7 @@
 #include "distgrid/box.hpp"
 #include "distgrid/brick_key.hpp"
 #include "distgrid/detail/brick_allocator.hpp"
+#include "distgrid/storage.hpp"
 
 namespace distgrid {
 
@@ -25,14 +27,14 @@ struct BrickExtent {
 };
 
 namespace detail {
-/// Asks for the cache lines of `count` consecutive node values from `values` on, all
+/// Asks for the cache lines of `count` consecutive node codes from `codes` on, all
 /// at once: bricks lie apart in memory, and the processor's own prefetcher would only
 /// start on each after its first misses.
-template <class S>
-void prefetch_values(const S* values, std::size_t count) noexcept {
+template <class Code>
+void prefetch_values(const Code* codes, std::size_t count) noexcept {
   constexpr std::size_t kLine = 64;
-  const char* bytes = reinterpret_cast<const char*>(values);
-  for (std::size_t offset = 0; offset < count * sizeof(S); offset += kLine) __builtin_prefetch(bytes + offset);
+  const char* bytes = reinterpret_cast<const char*>(codes);
+  for (std::size_t offset = 0; offset < count * sizeof(Code); offset += kLine) __builtin_prefetch(bytes + offset);
 }
 
 /// Open-addressing map from brick key to slot. Slot kInsideSlot marks an inside brick.
@@ -82,10 +84,17 @@ class BrickIndex {
 
 template <class S>
 class Grid {
- public:
-  using Scalar = S;
+  static_assert(BrickStorage<S>, "S must be a brick storage (storage.hpp)");
 
-  /// Throws Error(badarg) unless h is finite and > 0 and band is finite and >= 1.
+ public:
+  using Scalar = S;  ///< the storage type
+  using Model = StorageOf<S>;
+  using Code = typename Model::Code;             ///< what one node stores
+  using BrickParameters = typename Model::Brick;  ///< what one brick stores besides its codes
+  static constexpr bool kDirect = Model::kDirect;  ///< codes are the values (float, double, Half)
+
+  /// Throws Error(badarg) unless h is finite and > 0 and band is finite and >= 1, and
+  /// (Half) band*h lies within binary16's range.
   Grid(double h, double band);
 
   double h() const noexcept { return h_; }
@@ -93,18 +102,38 @@ class Grid {
   double band_width() const noexcept { return band_width_; }
 
   // --- building -----------------------------------------------------------
-  /// Reserves room for this many stored and inside bricks (one block of values).
+  /// Reserves room for this many stored and inside bricks (one block of codes).
   void reserve(std::size_t stored_bricks, std::size_t inside_bricks = 0);
-  /// Adds a stored brick filled with +band*h and returns its 512 values.
-  /// Throws Error(badarg) if the key is invalid or already present.
-  S* add_brick(std::int64_t key);
-  /// As add_brick, but the 512 values are left for the caller to write, every one.
-  S* add_brick_for_overwrite(std::int64_t key);
+  /// Adds a stored brick holding these 512 values, encoded, and returns its slot.
+  /// Throws Error(badarg) if the key is invalid or already present, or a value is not
+  /// a number within +-band*h.
+  std::size_t add_brick(std::int64_t key, std::span<const double, kBrickNodes> values);
+  /// Adds a stored brick as already encoded (as brick_parameters and brick_codes read
+  /// it back): `codes` holds 512 codes when Model::stores_codes(brick), none otherwise.
+  /// Throws Error(badarg) if the key is invalid or present, or `codes` has another size.
+  std::size_t add_encoded_brick(std::int64_t key, const BrickParameters& brick, std::span<const Code> codes);
+  /// Adds a stored brick with room for its codes, and returns its slot; its values are
+  /// then given by set_brick. Throws Error(badarg) if the key is invalid or present.
+  std::size_t add_brick_room(std::int64_t key);
+  /// Encodes 512 values (finite, within +-band*h) into the brick at `slot`, which
+  /// add_brick_room added with pack() not called since. Bricks of distinct slots may
+  /// be set from different threads at once.
+  void set_brick(std::size_t slot, std::span<const double, kBrickNodes> values) noexcept;
+  /// Gives back the room of the bricks that store no codes (a linear brick whose values
+  /// are all equal). Reads give the same values before and after.
+  void pack();
+  /// Direct storages: adds a stored brick filled with +band*h and returns its 512 codes
+  /// (the values), for the caller to write. Throws as add_brick_room.
+  Code* add_brick(std::int64_t key)
+    requires kDirect;
+  /// As add_brick(key), but the 512 values are left for the caller to write, every one.
+  Code* add_brick_for_overwrite(std::int64_t key)
+    requires kDirect;
   /// Marks a brick wholly inside. Throws Error(badarg) if invalid or present.
   void add_inside(std::int64_t key);
 
   // --- reading ------------------------------------------------------------
-  /// Value at node (i, j, k) as a double (the stored S converted exactly).
+  /// Value at node (i, j, k) as a double (the stored code decoded, exactly).
   double node(std::int64_t i, std::int64_t j, std::int64_t k) const noexcept;
   /// Trilinear value at a world point: along x, then y, then z, each a + (b - a)*t.
   double sample(double x, double y, double z) const noexcept;
@@ -128,16 +157,53 @@ class Grid {
 
   std::size_t stored_brick_count() const noexcept { return keys_.size(); }
   std::size_t inside_brick_count() const noexcept { return inside_keys_.size(); }
-  /// Bytes held by node values, the key lists and the index.
+  /// Bytes held by node codes, brick parameters, the key lists and the index.
   std::size_t memory_bytes() const noexcept;
+  /// Bytes the stored bricks' codes and parameters take (Model::brick_bytes summed).
+  std::size_t brick_bytes() const noexcept;
+  /// The bound on |stored - exact| of every stored node whose exact value lies within
+  /// +-band*h: Model::node_bound at band*h for the direct storages (the largest there
+  /// is), the largest step / 2 of any brick for the linear ones.
+  double storage_bound() const noexcept;
 
-  /// Keys of stored bricks in insertion order; brick_values(n) belongs to stored_keys()[n].
+  /// Keys of stored bricks in insertion order; brick(n) belongs to stored_keys()[n].
   const std::vector<std::int64_t>& stored_keys() const noexcept { return keys_; }
   const std::vector<std::int64_t>& inside_keys() const noexcept { return inside_keys_; }
-  /// Values of stored brick number `slot` (512 of them).
-  const S* brick_values(std::size_t slot) const noexcept { return values_.data() + slot * kBrickNodes; }
-  /// Values of the brick with this key; nullptr when absent or inside.
-  const S* find_brick(std::int64_t key) const noexcept;
+  /// Stored brick number `slot` as read: its codes and decoding parameters.
+  BrickView<S> brick(std::size_t slot) const noexcept { return {brick_codes(slot), brick_parameters(slot)}; }
+  /// The 512 codes of stored brick `slot` (a linear brick that stores none reads a
+  /// shared block of zeros).
+  const Code* brick_codes(std::size_t slot) const noexcept {
+    if constexpr (kDirect) {
+      return codes_.data() + slot * kBrickNodes;
+    } else {
+      const LinearEntry& e = linear_[slot];
+      return e.brick.step == 0 ? detail::kZeroCodes<Code> : codes_.data() + std::size_t{e.block} * kBrickNodes;
+    }
+  }
+  BrickParameters brick_parameters(std::size_t slot) const noexcept {
+    if constexpr (kDirect) {
+      static_cast<void>(slot);
+      return {};
+    } else {
+      return linear_[slot].brick;
+    }
+  }
+  /// Slot of the stored brick with this key; none when absent or inside.
+  std::optional<std::size_t> find_slot(std::int64_t key) const noexcept {
+    const std::uint32_t slot = index_.find(key);
+    if (slot >= detail::BrickIndex::kInsideSlot) return std::nullopt;
+    return slot;
+  }
+  /// Direct storages: the 512 values of stored brick `slot` (its codes).
+  const Code* brick_values(std::size_t slot) const noexcept
+    requires kDirect
+  {
+    return brick_codes(slot);
+  }
+  /// Direct storages: the values of the brick with this key; nullptr when absent or inside.
+  const Code* find_brick(std::int64_t key) const noexcept
+    requires kDirect;
   bool is_inside(std::int64_t key) const noexcept {
     return index_.find(key) == detail::BrickIndex::kInsideSlot;
   }
@@ -145,12 +211,24 @@ class Grid {
  private:
   template <class>
   friend class GridAccessor;
+  /// A linear brick: its parameters and the block of codes_ holding its codes (when
+  /// its step is not 0).
+  struct LinearEntry {
+    LinearBrick brick;
+    std::uint32_t block;
+  };
+  static constexpr std::uint32_t kNoBlock = 0xFFFFFFFFu;
+  /// Registers a stored brick (key checks, index, keys) and returns its slot.
+  std::size_t add_key(std::int64_t key);
+  /// Appends room for one brick's codes and returns its block number.
+  std::uint32_t add_block();
   /// Calls visit(accessor, n) for every n < count, bucketed by brick, on `threads` threads.
   template <class Visit>
   void visit_by_brick(std::span<const std::array<double, 3>> points, std::size_t count, unsigned threads,
                       Visit&& visit) const;
   double h_, band_, band_width_;
-  std::vector<S, detail::BrickAllocator<S>> values_;
+  std::vector<Code, detail::BrickAllocator<Code>> codes_;
+  std::vector<LinearEntry> linear_;  // per slot, linear storages only
   std::vector<std::int64_t> keys_;
   std::vector<std::int64_t> inside_keys_;
   detail::BrickIndex index_;
@@ -172,10 +250,13 @@ class GridAccessor {
 
  private:
   /// One brick of the 3x3x3 around the base, looked up on first use after the base moved.
+  using Code = typename Grid<S>::Code;
   struct Cell {
-    const S* values = nullptr;  // nullptr: absent or inside, read `fill`
+    const Code* values = nullptr;  // nullptr: absent or inside, read `fill`
+    [[no_unique_address]] typename Grid<S>::BrickParameters brick{};  // how `values` decode
     double fill = 0;
     std::uint32_t generation = 0;  // known while equal to generation_
+    BrickView<S> view() const noexcept { return {values, brick}; }
   };
   // Cell index of the brick base + (dx, dy, dz), each -1, 0 or 1.
   static constexpr int cell_index(std::int64_t dx, std::int64_t dy, std::int64_t dz) noexcept {
@@ -208,7 +289,13 @@ class GridAccessor {
 
 extern template class Grid<float>;
 extern template class Grid<double>;
+extern template class Grid<Half>;
+extern template class Grid<Q16>;
+extern template class Grid<Q8>;
 extern template class GridAccessor<float>;
 extern template class GridAccessor<double>;
+extern template class GridAccessor<Half>;
+extern template class GridAccessor<Q16>;
+extern template class GridAccessor<Q8>;
 
 }  // namespace distgrid

@@ -8,12 +8,13 @@
 namespace distgrid {
 
 /// Upper estimate of the bytes a Grid of `stored` computed and `inside` inside
-/// bricks occupies: 512 values of `value_bytes` per stored brick, its key, and
+/// bricks occupies: `brick_bytes` per stored brick (its codes and parameters in the
+/// grid's storage, kMaxBrickBytes<S>: 512 values of 4 bytes for float), its key, and
 /// the index at its largest (load 3/8, 16-byte entries).
 constexpr std::uint64_t planned_grid_bytes(std::uint64_t stored, std::uint64_t inside,
-                                           std::uint64_t value_bytes) noexcept {
+                                           std::uint64_t brick_bytes) noexcept {
   constexpr std::uint64_t kKeyAndIndexBytes = 8 + 16 * 8 / 3;
-  return stored * (512 * value_bytes + kKeyAndIndexBytes) + inside * kKeyAndIndexBytes;
+  return stored * (brick_bytes + kKeyAndIndexBytes) + inside * kKeyAndIndexBytes;
 }
 
 /// Three quarters of the machine's physical memory; 8 GiB when it cannot be read.
@@ -24,7 +25,7 @@ std::string format_bytes(std::uint64_t bytes);
 
 /// Throws Error(toolarge) naming `what` (the part), the brick counts, the bytes
 /// needed and the budget when planned_grid_bytes exceeds `budget_bytes`.
-void check_memory_budget(std::uint64_t stored, std::uint64_t inside, std::uint64_t value_bytes,
+void check_memory_budget(std::uint64_t stored, std::uint64_t inside, std::uint64_t brick_bytes,
                          std::uint64_t budget_bytes, const std::string& what);
 
 }  // namespace distgrid

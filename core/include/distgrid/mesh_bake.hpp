@@ -79,17 +79,17 @@ struct MeshBakeEstimate {
 };
 
 /// The estimate for these corners and triangles at voxel size h and band (in voxels),
-/// with values of `value_bytes` each. Triangles with an index out of range or a
+/// a stored brick taking `brick_bytes` (kMaxBrickBytes<S>). Triangles with an index out of range or a
 /// non-finite corner are left out (prepare_mesh refuses them).
 MeshBakeEstimate estimate_mesh_bake(const std::vector<Vec3>& positions,
                                     const std::vector<std::array<std::uint32_t, 3>>& triangles, double h, double band,
-                                    std::size_t value_bytes);
+                                    std::size_t brick_bytes);
 
 /// Throws Error(toolarge) naming `what`, the estimated bricks, pairs and bytes and the
 /// budget when estimate_mesh_bake's bytes exceed settings.max_memory_bytes.
 void check_mesh_bake_memory(const std::vector<Vec3>& positions,
                             const std::vector<std::array<std::uint32_t, 3>>& triangles,
-                            const MeshBakeSettings& settings, std::size_t value_bytes, const std::string& what);
+                            const MeshBakeSettings& settings, std::size_t brick_bytes, const std::string& what);
 
 /// Throws Error(badarg) for bad h or band, Error(toolarge) when the mesh's box does
 /// not fit the key range or the estimate, the pairs found or the bricks to compute
@@ -103,5 +103,11 @@ extern template Grid<float> bake_mesh<float>(const PreparedMesh&, const MeshBake
                                              MeshBakeStats*);
 extern template Grid<double> bake_mesh<double>(const PreparedMesh&, const MeshBakeSettings&, const PhaseProgressFn&,
                                                MeshBakeStats*);
+extern template Grid<Half> bake_mesh<Half>(const PreparedMesh&, const MeshBakeSettings&, const PhaseProgressFn&,
+                                           MeshBakeStats*);
+extern template Grid<Q16> bake_mesh<Q16>(const PreparedMesh&, const MeshBakeSettings&, const PhaseProgressFn&,
+                                         MeshBakeStats*);
+extern template Grid<Q8> bake_mesh<Q8>(const PreparedMesh&, const MeshBakeSettings&, const PhaseProgressFn&,
+                                       MeshBakeStats*);
 
 }  // namespace distgrid

@@ -21,6 +21,9 @@ struct BakeSettings {
   unsigned threads = 0;        ///< 0: all hardware threads
   /// The planned grid (planned_grid_bytes) must fit, else Error(toolarge) before baking.
   std::uint64_t max_memory_bytes = default_memory_budget();
+  /// Bytes of one stored brick's codes and parameters in the grid's storage, for that
+  /// check (bake sets it from its storage); 0: 512 values of the formula's scalar.
+  std::uint64_t brick_bytes = 0;
 };
 
 /// Radius, in voxels, of the ball around a brick centre that holds all its nodes.

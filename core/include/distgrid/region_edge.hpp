@@ -17,5 +17,8 @@ std::size_t region_edge_crossings(const Grid<S>& grid);
 
 extern template std::size_t region_edge_crossings<float>(const Grid<float>&);
 extern template std::size_t region_edge_crossings<double>(const Grid<double>&);
+extern template std::size_t region_edge_crossings<Half>(const Grid<Half>&);
+extern template std::size_t region_edge_crossings<Q16>(const Grid<Q16>&);
+extern template std::size_t region_edge_crossings<Q8>(const Grid<Q8>&);
 
 }  // namespace distgrid

@@ -7,6 +7,7 @@
 #include <limits>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <utility>
 
 #include "distgrid/brick_key.hpp"
@@ -92,7 +93,7 @@ BrickMesher<S>::BrickMesher(const BrickMesher& first, std::array<std::vector<std
 
 template <class S>
 void BrickMesher<S>::find_signs(std::size_t slot) {
-  const S* values = grid_.brick_values(slot);
+  const BrickView<S> values = grid_.brick(slot);
   // Flags first (branch-free, so it vectorises), then eight at a time into bits.
   std::array<std::uint8_t, kBrickNodes> flags;  // every entry written below
   for (int n = 0; n < kBrickNodes; ++n) flags[static_cast<std::size_t>(n)] = values[n] < 0 ? 1 : 0;
@@ -130,7 +131,7 @@ void BrickMesher<S>::find_plane_signs(std::int64_t x) {
   LookupEntry* entry = lookup_.data() + (x - lookup_lo_[0]);
   for (std::size_t k = 0; k < entries; ++k, entry += lookup_steps_[1]) {
     if (entry->slot < 0) continue;
-    detail::prefetch_values(grid_.brick_values(static_cast<std::size_t>(entry->slot)), kBrickNodes);
+    detail::prefetch_values(grid_.brick_codes(static_cast<std::size_t>(entry->slot)), kBrickNodes);
     if (requested != nullptr) find(*requested);
     requested = entry;
   }
@@ -415,7 +416,8 @@ void BrickMesher<S>::source_at(std::size_t at, Source& source) const {
   source.signs = entry.signs;
   if (entry.slot >= 0) {
     const auto slot = static_cast<std::size_t>(entry.slot);
-    source.values = grid_.brick_values(slot);
+    source.values = grid_.brick_codes(slot);
+    source.brick = grid_.brick_parameters(slot);
     source.fill = 0;
     source.rows = &stored_rows_[slot];
     return;
@@ -428,15 +430,15 @@ void BrickMesher<S>::source_at(std::size_t at, Source& source) const {
 
 template <class S>
 auto BrickMesher<S>::source(const Coord& b) const -> Source {
-  const Source absent{nullptr, grid_.band_width(), kOutsideSigns, &kAllOutsideRows};
+  const Source absent{nullptr, {}, grid_.band_width(), kOutsideSigns, &kAllOutsideRows};
   const auto stored = [&](std::size_t slot) {
-    return Source{grid_.brick_values(slot), 0, stored_signs_[slot], &stored_rows_[slot]};
+    return Source{grid_.brick_codes(slot), grid_.brick_parameters(slot), 0, stored_signs_[slot], &stored_rows_[slot]};
   };
   for (std::int64_t c : b)
     if (!brick_coord_in_range(c)) return absent;
   const std::int64_t key = brick_key(b[0], b[1], b[2]);
-  if (const S* values = grid_.find_brick(key)) return stored(static_cast<std::size_t>(values - grid_.brick_values(0)) / kBrickNodes);
-  if (grid_.is_inside(key)) return {nullptr, -grid_.band_width(), kInsideSigns, &kAllInsideRows};
+  if (const std::optional<std::size_t> slot = grid_.find_slot(key)) return stored(*slot);
+  if (grid_.is_inside(key)) return {nullptr, {}, -grid_.band_width(), kInsideSigns, &kAllInsideRows};
   return absent;
 }
 
@@ -567,18 +569,16 @@ void BrickMesher<S>::gather(const Coord& c) {
       double* row = block_.values.data() + block_.at(0, y, z);
       const int row_offset = 8 * node_y + 64 * node_z;
       const Source* src = &sources[static_cast<std::size_t>(3 * dy + 9 * dz)];
-      const double first = src[0].values ? static_cast<double>(src[0].values[row_offset + 7]) : src[0].fill;
+      const auto node = [](const Source& from, int n) { return BrickView<S>{from.values, from.brick}[n]; };
+      const double first = src[0].values ? node(src[0], row_offset + 7) : src[0].fill;
       Doubles8 middle;
-      if (src[1].values) {
-        typename EightValues<S>::type loaded;
-        std::memcpy(&loaded, src[1].values + row_offset, sizeof loaded);
-        middle = __builtin_convertvector(loaded, Doubles8);
-      } else {
+      if (src[1].values)
+        detail::decode_eight<S>(src[1].values + row_offset, src[1].brick, middle);
+      else
         middle = Doubles8{} + src[1].fill;
-      }
       std::array<double, 3> last{};
       for (std::size_t x = 0; x < 3; ++x)
-        last[x] = src[2].values ? static_cast<double>(src[2].values[row_offset + static_cast<int>(x)]) : src[2].fill;
+        last[x] = src[2].values ? node(src[2], row_offset + static_cast<int>(x)) : src[2].fill;
       row[0] = first;
       std::memcpy(row + 1, &middle, sizeof middle);
       std::memcpy(row + 9, last.data(), sizeof last);
@@ -657,5 +657,8 @@ void BrickMesher<S>::save_shell(std::size_t at, std::size_t channels, const std:
 
 template class BrickMesher<float>;
 template class BrickMesher<double>;
+template class BrickMesher<Half>;
+template class BrickMesher<Q16>;
+template class BrickMesher<Q8>;
 
 }  // namespace distgrid::detail::meshing

@@ -114,18 +114,6 @@ inline Words8 widen_bytes(const std::uint8_t* bytes) noexcept {
   return __builtin_convertvector(loaded, Words8);
 }
 
-/// Eight values of a brick's scalar, operated on lane by lane.
-template <class S>
-struct EightValues;
-template <>
-struct EightValues<float> {
-  using type = Floats8;
-};
-template <>
-struct EightValues<double> {
-  using type = Doubles8;
-};
-
 /// Stored slot of a brick of the lookup box, or one of these.
 inline constexpr std::int32_t kAbsentBrick = -1, kInsideBrick = -2;
 
@@ -256,7 +244,8 @@ class BrickMesher {
   static constexpr int kTable = 9;                   // local cells or edge starts 0..8
 
   struct Source {
-    const S* values = nullptr;  // null: every node reads fill
+    const typename Grid<S>::Code* values = nullptr;  // null: every node reads fill
+    [[no_unique_address]] typename Grid<S>::BrickParameters brick{};  // how `values` decode
     double fill = 0;
     SignSets signs;
     const RowBits* rows = &kAllOutsideRows;

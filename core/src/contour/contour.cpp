@@ -51,9 +51,18 @@ void contour(const Grid<S>& grid, const ContourOptions& options, ContourResult& 
 
 template ContourResult contour<float>(const Grid<float>&, const ContourOptions&);
 template ContourResult contour<double>(const Grid<double>&, const ContourOptions&);
+template ContourResult contour<Half>(const Grid<Half>&, const ContourOptions&);
+template ContourResult contour<Q16>(const Grid<Q16>&, const ContourOptions&);
+template ContourResult contour<Q8>(const Grid<Q8>&, const ContourOptions&);
 template void contour<float>(const Grid<float>&, const ContourOptions&, ContourResult&);
 template void contour<double>(const Grid<double>&, const ContourOptions&, ContourResult&);
+template void contour<Half>(const Grid<Half>&, const ContourOptions&, ContourResult&);
+template void contour<Q16>(const Grid<Q16>&, const ContourOptions&, ContourResult&);
+template void contour<Q8>(const Grid<Q8>&, const ContourOptions&, ContourResult&);
 template void contour<float>(const Grid<float>&, const ContourOptions&, ContourResult&, ContourScratch&);
 template void contour<double>(const Grid<double>&, const ContourOptions&, ContourResult&, ContourScratch&);
+template void contour<Half>(const Grid<Half>&, const ContourOptions&, ContourResult&, ContourScratch&);
+template void contour<Q16>(const Grid<Q16>&, const ContourOptions&, ContourResult&, ContourScratch&);
+template void contour<Q8>(const Grid<Q8>&, const ContourOptions&, ContourResult&, ContourScratch&);
 
 }  // namespace distgrid

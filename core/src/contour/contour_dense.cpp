@@ -141,5 +141,8 @@ ContourResult contour_dense(const Grid<S>& grid, const ContourOptions& options) 
 
 template ContourResult contour_dense<float>(const Grid<float>&, const ContourOptions&);
 template ContourResult contour_dense<double>(const Grid<double>&, const ContourOptions&);
+template ContourResult contour_dense<Half>(const Grid<Half>&, const ContourOptions&);
+template ContourResult contour_dense<Q16>(const Grid<Q16>&, const ContourOptions&);
+template ContourResult contour_dense<Q8>(const Grid<Q8>&, const ContourOptions&);
 
 }  // namespace distgrid::detail

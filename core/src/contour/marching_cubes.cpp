@@ -80,8 +80,14 @@ void BrickMesher<S>::keep_cell(const Coord& c, int x, int y, int z, std::ptrdiff
 }
 
 template void BrickMesher<float>::marching_cubes_brick(std::size_t);
-template void BrickMesher<double>::marching_cubes_brick(std::size_t);
 template void BrickMesher<float>::keep_cell(const Coord&, int, int, int, std::ptrdiff_t, unsigned);
+template void BrickMesher<double>::marching_cubes_brick(std::size_t);
 template void BrickMesher<double>::keep_cell(const Coord&, int, int, int, std::ptrdiff_t, unsigned);
+template void BrickMesher<Half>::marching_cubes_brick(std::size_t);
+template void BrickMesher<Half>::keep_cell(const Coord&, int, int, int, std::ptrdiff_t, unsigned);
+template void BrickMesher<Q16>::marching_cubes_brick(std::size_t);
+template void BrickMesher<Q16>::keep_cell(const Coord&, int, int, int, std::ptrdiff_t, unsigned);
+template void BrickMesher<Q8>::marching_cubes_brick(std::size_t);
+template void BrickMesher<Q8>::keep_cell(const Coord&, int, int, int, std::ptrdiff_t, unsigned);
 
 }  // namespace distgrid::detail::meshing

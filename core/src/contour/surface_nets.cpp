@@ -107,10 +107,19 @@ VertexRef BrickMesher<S>::vertex_ref(std::size_t channel, int x, int y, int z, s
 }
 
 template void BrickMesher<float>::surface_nets_brick(std::size_t);
-template void BrickMesher<double>::surface_nets_brick(std::size_t);
 template void BrickMesher<float>::keep_quad(const Coord&, int, const std::array<int, 3>&, bool);
-template void BrickMesher<double>::keep_quad(const Coord&, int, const std::array<int, 3>&, bool);
 template VertexRef BrickMesher<float>::vertex_ref(std::size_t, int, int, int, std::uint32_t) const;
+template void BrickMesher<double>::surface_nets_brick(std::size_t);
+template void BrickMesher<double>::keep_quad(const Coord&, int, const std::array<int, 3>&, bool);
 template VertexRef BrickMesher<double>::vertex_ref(std::size_t, int, int, int, std::uint32_t) const;
+template void BrickMesher<Half>::surface_nets_brick(std::size_t);
+template void BrickMesher<Half>::keep_quad(const Coord&, int, const std::array<int, 3>&, bool);
+template VertexRef BrickMesher<Half>::vertex_ref(std::size_t, int, int, int, std::uint32_t) const;
+template void BrickMesher<Q16>::surface_nets_brick(std::size_t);
+template void BrickMesher<Q16>::keep_quad(const Coord&, int, const std::array<int, 3>&, bool);
+template VertexRef BrickMesher<Q16>::vertex_ref(std::size_t, int, int, int, std::uint32_t) const;
+template void BrickMesher<Q8>::surface_nets_brick(std::size_t);
+template void BrickMesher<Q8>::keep_quad(const Coord&, int, const std::array<int, 3>&, bool);
+template VertexRef BrickMesher<Q8>::vertex_ref(std::size_t, int, int, int, std::uint32_t) const;
 
 }  // namespace distgrid::detail::meshing

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdint>
 #include <ostream>
+#include <span>
 #include <vector>
 
 #include "distgrid/brick_key.hpp"
@@ -41,13 +42,13 @@ struct GridCase {
     return g;
   }
 
+  /// The grid of storage S holding these values, each brick encoded by the storage.
   template <class S>
   Grid<S> build() const {
     Grid<S> grid(h, band);
-    for (std::size_t b = 0; b < stored.size(); ++b) {
-      S* out = grid.add_brick(brick_key(stored[b].bx, stored[b].by, stored[b].bz));
-      for (int n = 0; n < kBrickNodes; ++n) out[n] = static_cast<S>(values[b][static_cast<std::size_t>(n)]);
-    }
+    for (std::size_t b = 0; b < stored.size(); ++b)
+      grid.add_brick(brick_key(stored[b].bx, stored[b].by, stored[b].bz),
+                     std::span<const double, kBrickNodes>(values[b].data(), kBrickNodes));
     for (const BrickCoord& b : inside) grid.add_inside(brick_key(b.bx, b.by, b.bz));
     return grid;
   }
