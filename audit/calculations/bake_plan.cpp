@@ -40,12 +40,13 @@ Calculation bake_plan() {
                  "classified wholly outside (f >= band h) or wholly inside (f <= -band h) from f at the centre and "
                  "Lipschitz bounds",
       .inputs = "box limits on brick faces, one ulp either side, anywhere in the key range, uniform, and at voxel "
-                "sizes that are not powers of two; every brick of each default part's range (origin and far copy) "
-                "that the plan does not compute; balls around the bricks of points in the band and just beyond it, at "
+                "sizes that are not powers of two; every brick of each grid part's range (origin and far copy) "
+                "that the plan (or, for a mesh part, the mesh bake) does not compute; balls around the bricks of points in the band and just beyond it, at "
                 "the origin and far",
       .implementation = "plan_brick_range, Field<S>::classify, plan_bricks",
       .reference = "brick ranges and node indices in exact rationals (GMP); node values f(i h) and witness values in "
-                   "the ball in high precision (MPFR), Field<S>'s formula with its data as stored",
+                   "the ball in high precision (MPFR), Field<S>'s formula with its data as stored; a mesh part's node "
+                   "values from the exact signed distance to its triangles",
       .errors = "decisions only (see decisions[].what): brick_range, range_covers_nodes, skipped_bricks and ball, "
                 "each against its exact answer with the margin to the boundary. error: brick_range's index error, in "
                 "ulps of the exact index as a double; no arithmetic / storage / method split (nothing is read back).",

@@ -26,7 +26,8 @@ Calculation contour_marching_cubes() {
       .implementation = "contour with Mesher::marching_cubes (brick-wise)",
       .reference = "edges and their signs from the stored values read through the audit's own key map; the crossing "
                    "in high precision from those values and from exact node values clamp(f(i h), +-band h); the "
-                   "part's formula in high precision at the vertex; edge counts and volume of the mesh computed here",
+                   "part's distance at the vertex (formula in high precision, or the exact distance to a mesh part's "
+                   "triangles; an upper bound where the formula is no distance); edge counts and volume of the mesh computed here",
       .errors = contour_audit::kErrors,
       .run = &run,
       .replay = &replay,

@@ -34,7 +34,8 @@ Calculation contour_surface_nets() {
       .implementation = "contour with Mesher::surface_nets (brick-wise), default options",
       .reference = "cells and their signs from the stored values read through the audit's own key map; the mean of "
                    "the crossing points in high precision from those values and from exact node values clamp(f(i h), "
-                   "+-band h); the part's formula in high precision at the vertex; edge counts and volume of the mesh "
+                   "+-band h); the part's distance at the vertex (formula in high precision, or the exact distance to a "
+                   "mesh part's triangles; an upper bound where the formula is no distance); edge counts and volume of the mesh "
                    "computed here; per sign-changing grid edge, the shorter diagonal of the quad of its four cells' "
                    "vertices (squared lengths in long double), which the mesh's two triangles must share",
       .errors = contour_audit::kErrors,

@@ -38,7 +38,8 @@ Calculation grid_gradient() {
                 "index).",
       .implementation = "Grid<S>::gradient",
       .reference = "the central difference in high precision with exact sample points p +- h/2 and the reference "
-                   "trilinear, from the stored values and from exact node values clamp(f(i h), +-band h); the true "
+                   "trilinear, from the stored values and from exact node values clamp(f(i h), +-band h) (f a mesh part's "
+                   "exact signed distance, or the formula); the true "
                    "gradient of clamp(f, +-band h) by a high-precision central difference with step 2^-32 h",
       .errors = "error: the core's gradient vs high precision from exact node values, the worst component; in h (a "
                 "gradient's error is the error of the two samples' difference in units of h) and in ulps of the "

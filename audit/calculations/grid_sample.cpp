@@ -42,7 +42,8 @@ Calculation grid_sample() {
       .reference = "trilinear interpolation as a weighted sum of the eight corners in high precision, at the cell and "
                    "fractions found from the point in high precision; corners from the stored values (read through "
                    "the audit's own key map) or from exact node values clamp(f(i h), +-band h), f the part's formula "
-                   "in high precision; the true value clamp(f(p), +-band h)",
+                   "in high precision (a mesh part's: the exact signed distance to its triangles); the true value "
+                   "clamp(f(p), +-band h)",
       .errors = "error: the core's sample vs high precision from exact node values (arithmetic + storage), in h and "
                 "in ulps of the reference (magnitude raised to band h). Method: against clamp(f(p), +-band h), since "
                 "beyond the band a grid stores only the clamp.",

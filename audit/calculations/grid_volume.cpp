@@ -32,14 +32,15 @@ Calculation grid_volume() {
                   {"core/src/volume.cpp", "brick_fraction_sum"}},
       .formula = "V = h^3 * sum over nodes of clamp(1/2 - d / h, 0, 1), an inside brick adding 512; summed in double "
                  "in ascending key order",
-      .inputs = "each default part baked at the run's h and band (one input per part)",
+      .inputs = "each grid part (formula and mesh parts) baked at the run's h and band (one input per part)",
       .implementation = "Grid<S>::volume",
       .reference = "the same sum in high precision over the grid's own bricks (keys decoded by the reference; an "
                    "inside brick counts 512 as the plan classified it): from the stored values, and from exact node "
-                   "values clamp(f(i h), +-band h); the part's analytic (or best known) volume",
+                   "values clamp(f(i h), +-band h) (a mesh part's f: the exact signed distance to its triangles); the part's "
+                   "volume reference: analytic, best known, given, a mesh's polyhedral volume, or estimated",
       .errors = "error: the core's volume vs high precision from exact node values (arithmetic + storage), relative "
-                "and in ulps of the reference. Method: high precision from exact node values vs the analytic volume, "
-                "relative.",
+                "and in ulps of the reference. Method: high precision from exact node values vs the volume reference, "
+                "relative (labelled method_estimated where it is an estimate).",
       .run = &run,
       .replay = &replay,
       .concatenated_details = {"/by_part"},
@@ -168,7 +169,7 @@ std::vector<CalculationResult> run(RunContext& context) {
   for (CalculationResult& r : results) {
     r.error = ErrorStats(false, true);
     r.arithmetic = r.storage_error = r.method = ErrorStats(false, true);
-    r.strata.push_back({kGenerator, "each default part of the run, baked at the run's h and band", 0, 0});
+    r.strata.push_back({kGenerator, "each grid part of the run, baked at the run's h and band", 0, 0});
   }
   // A part is one indivisible input: a shard measures the parts in its share
   // of the part list (RunContext::shard_inputs), each a unit of one input, and

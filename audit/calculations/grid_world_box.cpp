@@ -159,7 +159,7 @@ std::vector<CalculationResult> run(RunContext& context) {
     std::uint64_t mismatches = 0;
     nlohmann::json table = nlohmann::json::array();
     // The run's baked parts, at the origin and far away.
-    StratumCount parts{"default_parts", "the grid of every default part of the run, at the origin and its far copy",
+    StratumCount parts{"default_parts", "the grid of every grid part of the run (formula and mesh parts), at the origin and its far copy",
                        0, 0};
     // One unit of two inputs per part; a shard measures its share and writes a
     // neutral row (0 ulps, no mismatch) for the others, so merged rows match.

@@ -72,15 +72,16 @@ def check_runs(tool, work):
     check(sorted(ea) == [("grid.key", "double"), ("grid.world_box", "double")],
           f"--storage double / --only / --calc: A's entries are {sorted(ea)}")
     check({s for _, s in eb} == {"float", "double"}, f"without --storage B audits {sorted({s for _, s in eb})}")
-    # --part: the world box of every run part, origin and far copy.
+    # --part: the world box of every run part, origin and far copy. Naming formula
+    # parts keeps the default meshes, of which icosphere_1k and torus_mesh have grids.
     check(sa["parts"] == ["sphere"] and sb["parts"] == ["torus", "rotated_box"],
           f"--part: settings list {sa['parts']} and {sb['parts']}")
     wa = ea.get(("grid.world_box", "double"))
     wb = eb.get(("grid.world_box", "double"))
     if wa and wb:
-        check(generator_count(wa, "default_parts") == 2 and generator_count(wb, "default_parts") == 4,
+        check(generator_count(wa, "default_parts") == 2 + 4 and generator_count(wb, "default_parts") == 4 + 4,
               f"--part: grid.world_box measured {generator_count(wa, 'default_parts')} and "
-              f"{generator_count(wb, 'default_parts')} part grids, expected 2 and 4")
+              f"{generator_count(wb, 'default_parts')} part grids, expected 6 and 8")
     # --seed: recorded, and every kept input drawn from it.
     check(sa["seed"] == 7 and sb["seed"] == 20261201, f"--seed: settings say {sa['seed']} and {sb['seed']}")
     seeds = {w["seed"] for e in ea.values() for w in e["error"]["worst"]}
