@@ -541,14 +541,22 @@ class PageWriter {
     const json* details = member(entry, "details");
     if (!details) return;
     std::string items;
+    const auto is_true = [](const json* flag) { return flag && flag->is_boolean() && flag->get<bool>(); };
     for (const json& row : array_of(*details, "by_part")) {
-      const json* flag = member(row, "method_estimated");
+      const std::string part = "<li><code>" + escape(text_of(row, "part", "?")) + "</code>: ";
       const json* estimate = member(row, "method_estimate");
-      if (!flag || !flag->is_boolean() || !flag->get<bool>() || !estimate || !estimate->is_object()) continue;
-      items += "<li><code>" + escape(text_of(row, "part", "?")) + "</code>: method error against an estimated " +
-               "volume " + number_or(*estimate, "estimate", "?", 10) + " &plusmn; " +
-               number_or(*estimate, "uncertainty", "?", 3) + " (" + escape(text_of(*estimate, "method", "?")) +
-               ", order " + number_or(*estimate, "order", "not observed", 3) + "), not an analytic volume</li>";
+      if (is_true(member(row, "method_estimated")) && estimate && estimate->is_object())  // grid.volume
+        items += part + "method error against an estimated volume " + number_or(*estimate, "estimate", "?", 10) +
+                 " &plusmn; " + number_or(*estimate, "uncertainty", "?", 3) + " (" +
+                 escape(text_of(*estimate, "method", "?")) + ", order " +
+                 number_or(*estimate, "order", "not observed", 3) + "), not an analytic volume</li>";
+      else if (is_true(member(row, "method_estimated")) && estimate && estimate->is_string())  // the meshers
+        items += part + "method error estimated: " + escape(estimate->get<std::string>()) + "</li>";
+      if (const json* mesh = member(row, "mesh"); mesh && is_true(member(*mesh, "reference_volume_estimated")))
+        items += part + "the mesh's volume is compared with an estimated volume " +
+                 number_or(*mesh, "reference_volume", "?", 10) + " &plusmn; " +
+                 number_or(*mesh, "reference_volume_uncertainty", "?", 3) + " (" +
+                 escape(text_of(*mesh, "reference_volume_source", "?")) + ")</li>";
     }
     if (items.empty()) return;
     html_ += "<p class=\"note\"><span class=\"flag\">Estimated references</span></p>\n<ul class=\"note\">" + items +
