@@ -33,7 +33,9 @@ mutants.json (schema distgrid-mutants/1): per mutant and h, caught or not and
 by which budgets (id, storage, metric), the properties that failed, the files
 it touches and the time each step took; the teeth table (for every budget of
 audit/gates.json, the mutants that trip it, or "not shown to have teeth";
-informational budgets listed as such, with the reason); the run's timings and
+informational budgets, and those the gates file says no mutant can reach
+("no_mutant"), listed as such with the reason; a budget whose "teeth_from"
+names mutants of another calculation is also audited with them); the run's timings and
 the load average. Prints the tables. Exit status 1 when a mutant does not apply
 or build, escapes the gate at an h where its baseline passes, or a baseline
 fails (then no mutant of that calculation can be shown caught there); 130 when
@@ -306,6 +308,23 @@ def informational(gates_path):
     return marked
 
 
+def teeth_notes(gates_path):
+    """(id, storage, metric) -> {"teeth_from": [mutant names], "no_mutant": reason}, from the gates file's
+    optional members of those names: mutants of another calculation whose code makes the budget's quantity
+    (each is audited against this calculation too), or why no bug in code can reach the budget."""
+    notes = {}
+    for budget in json.load(open(gates_path, encoding="utf-8")).get("budgets", []):
+        note = {k: budget[k] for k in ("teeth_from", "no_mutant") if budget.get(k)}
+        if note:
+            notes[(budget.get("id"), budget.get("storage"), budget.get("metric"))] = note
+    return notes
+
+
+def cross_ids(notes, mutant, own_id):
+    """The calculations a mutant is also audited against: those with a budget whose teeth_from names it."""
+    return sorted({key[0] for key, note in notes.items() if mutant in note.get("teeth_from", []) and key[0] != own_id})
+
+
 def budget_key(budget):
     return (budget["id"], budget["storage"], budget["metric"])
 
@@ -386,22 +405,33 @@ def run_properties(build, root, calc_id, jobs, timer):
     return out
 
 
-def teeth_table(budgets, marked, mutants):
-    """Every budget with the mutants that trip it at each h where their baseline passes. A budget of a
-    calculation none of whose mutants ran (a run given some patches) says so rather than lacking teeth."""
+def teeth_table(budgets, marked, mutants, notes=None):
+    """Every budget with the mutants that trip it at each h where their baseline passes: in their own
+    calculation's audit, or (a budget's teeth_from) in the audit of the budget's calculation that a mutant
+    of another one also ran. A budget no mutant trips is "not shown to have teeth", or "no mutant can reach
+    it" with the gates file's reason; a budget of a calculation no mutant ran against (a run given some
+    patches) says so rather than lacking teeth."""
+    notes = notes or {}
     mutated = {mutant["id"] for mutant in mutants if "id" in mutant}
+    mutated |= {calc_id for mutant in mutants for calc_id in mutant.get("also", {})}
     table = []
     for budget in budgets:
         key = budget_key(budget)
+        note = notes.get(key, {})
         row = {"id": key[0], "storage": key[1], "metric": key[2], "tripped_by": {h: [] for h in H_VALUES}}
         if key in marked:
             row["informational"] = marked[key] or True
+        row.update(note)
         for mutant in mutants:
-            for h, at in mutant.get("at", {}).items():
+            runs = list(mutant.get("at", {}).items()) if mutant.get("id") == key[0] else []
+            runs += list(mutant.get("also", {}).get(key[0], {}).items())
+            for h, at in runs:
                 if at["baseline"] == "pass" and any(budget_key(b) == key for b in at["budgets"]):
-                    row["tripped_by"][h].append(mutant["mutant"])
-        tripped = any(row["tripped_by"][h] for h in H_VALUES)
+                    if mutant["mutant"] not in row["tripped_by"].setdefault(h, []):
+                        row["tripped_by"][h].append(mutant["mutant"])
+        tripped = any(row["tripped_by"].get(h) for h in H_VALUES)
         row["status"] = ("informational" if key in marked else "has teeth" if tripped else
+                         "no mutant can reach it" if note.get("no_mutant") else
                          "not shown to have teeth" if key[0] in mutated else "no mutant of this calculation ran")
         table.append(row)
     return table
@@ -502,7 +532,11 @@ def run_all(root, build, patches, jobs, timer, patcher, work, started, load_at_s
         if done.returncode != 0:
             log(done.stdout + done.stderr)
             return 1
+    notes = teeth_notes(os.path.join(root, "audit", "gates.json"))
+    names = {p: os.path.basename(p)[:-len(".patch")] for p in patches}
+    also = {p: cross_ids(notes, names[p], id_of(p)) for p in patches}
     ids = sorted({id_of(p) for p in patches})
+    audited = sorted(set(ids) | {calc_id for p in patches for calc_id in also[p]})
     prop_targets = sorted({t for calc_id in ids for t in property_targets(root, calc_id)})
     log("mutants: building the audit tool and the property executables (nothing to do after scripts/test)")
     done, _ = timer.run("initial build", ["cmake", "--build", build, "-j", str(jobs), "--target",
@@ -515,10 +549,10 @@ def run_all(root, build, patches, jobs, timer, patcher, work, started, load_at_s
     baselines = {}
     all_budgets = []
     for h in H_VALUES:
-        log(f"mutants: baseline of {len(ids)} calculations at h = {h}")
-        results, budgets = audit.gate(ids, h, "baseline audits")
+        log(f"mutants: baseline of {len(audited)} calculations at h = {h}")
+        results, budgets = audit.gate(audited, h, "baseline audits")
         all_budgets = all_budgets or budgets
-        for calc_id in ids:
+        for calc_id in audited:
             baselines[(calc_id, h)] = results[calc_id]
 
     touches = {p: patched_files(open(p, encoding="utf-8").read()) for p in patches}
@@ -551,7 +585,7 @@ def run_all(root, build, patches, jobs, timer, patcher, work, started, load_at_s
                           "run_failed": base["run_failed"], "seconds": base["seconds"]}
                          for (calc_id, h), base in sorted(baselines.items())],
             "mutants": listed,
-            "teeth": teeth_table(all_budgets, marked, listed),
+            "teeth": teeth_table(all_budgets, marked, listed, notes),
             "seconds": {"total": round(time.monotonic() - started, 1),
                         **{k: round(v, 1) for k, v in sorted(timer.steps.items())}},
             "load_average": {"start": load_at_start, "end": load_average()},
@@ -605,6 +639,16 @@ def run_all(root, build, patches, jobs, timer, patcher, work, started, load_at_s
                 else:
                     at["baseline_failures"] = base["budgets"]
                 row["at"][h] = at
+            # For the teeth table only: the calculations whose budgets name this mutant in teeth_from.
+            for other in also[patch]:
+                row.setdefault("also", {})[other] = {}
+                for h in H_VALUES:
+                    base = baselines[(other, h)]
+                    results, _ = audit.gate([other], h, "cross audits")
+                    row["also"][other][h] = {"baseline": "fails" if failed(base) else "pass",
+                                             "budgets": results[other]["budgets"],
+                                             "run_failed": results[other]["run_failed"],
+                                             "seconds": results[other]["seconds"]}
             props = run_properties(build, root, calc_id, jobs, timer)
             row["properties"] = {"caught": props["caught"], "tests": props["tests"]}
             row["seconds"]["properties"] = props["seconds"]
