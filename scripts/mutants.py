@@ -1,35 +1,53 @@
 #!/usr/bin/env python3
 """Shows the gates have teeth (run through scripts/mutants, which installs what is missing first).
 
-usage: scripts/mutants [PATCH...]   (default: every audit/mutants/*.patch)
+usage: scripts/mutants [--build-dir DIR] [PATCH...]   (default: every audit/mutants/*.patch)
 
-Copies the repository (tracked and new files, as they are now) once to a
-temporary directory, configures one release build there and builds the audit
-tool. Then, at each voxel size of H_VALUES:
+Reuses the CI build (DIR, default build/ci: what scripts/test builds; configured
+with the ci preset when it is not there) and patches the sources in place, one
+mutant at a time, so each mutant rebuilds only what its patch touches:
 
-- the baseline: the unmodified tool's quick audit of each mutated calculation,
-  both storages, and its gate;
-- per mutant <id>--<name>.patch: apply, rebuild only the audit tool (only what
-  the patch touches recompiles), the quick audit of <id> alone (--quick --only,
-  both storages) and its gate at each h, the property tests labelled calc:<id>
-  once (building only the property executables whose suites name the id), and
-  the patch taken out again.
+1. the initial build: the audit tool and the property executables of every
+   mutated calculation (nothing to do after scripts/test);
+2. the baseline: one quick audit per voxel size of H_VALUES of every mutated
+   calculation at once (--only ID,ID,..., both storages), gated, and split by id;
+3. per mutant <id>--<name>.patch, in an order that keeps mutants of the same
+   files together (headers with many dependents last): apply it, rebuild the
+   audit tool, run the quick audit of <id> alone (--quick --only, both
+   storages) and its gate at each h, rebuild the property executables whose
+   suites name <id> and run the tests labelled calc:<id>, and put the files back.
+
+The patched files' original bytes are kept in build/mutants/restore/ before a
+patch is applied and written back after it, on an error, on Ctrl-C, SIGTERM or
+SIGHUP (child processes run in their own process group and are killed first, so
+nothing builds from a mutated file after it is restored). A run that was killed
+outright leaves the journal behind; the next run restores those files first.
+At the end the working tree must be what it was at the start (the same git
+status and diff), or the run fails. The restored files are newer than the
+objects built from the mutants, so the next build recompiles them.
 
 A mutant is caught at an h when the gate (or the audit run itself) fails there
 and the baseline of its calculation passed there; when the baseline fails at an
 h, that column says so instead of counting a catch. Writes build/mutants/
-mutants.json: per mutant and h, caught or not and by which budgets (id,
-storage, metric), the properties that failed, and the time each step took;
-the teeth table (for every budget of audit/gates.json, the mutants that trip
-it, or "not shown to have teeth"; informational budgets listed as such); and
-the run's timings. Prints the tables. Exit status 1 when a mutant does not
-apply or build, or escapes the gate at an h where its baseline passes.
+mutants.json (schema distgrid-mutants/1): per mutant and h, caught or not and
+by which budgets (id, storage, metric), the properties that failed, the files
+it touches and the time each step took; the teeth table (for every budget of
+audit/gates.json, the mutants that trip it, or "not shown to have teeth";
+informational budgets, and those the gates file says no mutant can reach
+("no_mutant"), listed as such with the reason; a budget whose "teeth_from"
+names mutants of another calculation is also audited with them); the run's timings and
+the load average. Prints the tables. Exit status 1 when a mutant does not apply
+or build, escapes the gate at an h where its baseline passes, or a baseline
+fails (then no mutant of that calculation can be shown caught there); 130 when
+interrupted.
 """
 import glob
+import hashlib
 import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -38,6 +56,32 @@ import time
 # The voxel sizes: the budgets' own (1/64) and one that is not a power of two.
 H_VALUES = ["0x1p-6", "0.0123"]
 SCHEMA = "distgrid-mutants/1"
+RESTORE_DIR = os.path.join("build", "mutants", "restore")
+
+
+class Interrupted(Exception):
+    """SIGTERM or SIGHUP, raised where the script is, like KeyboardInterrupt for SIGINT."""
+
+
+def log(text):
+    print(text, file=sys.stderr, flush=True)
+
+
+def run(command, **kwargs):
+    """subprocess.run with output captured, in a process group of its own that is killed
+    whole (make, the compilers, the linker) when this script is interrupted."""
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               start_new_session=True, **kwargs)
+    try:
+        out, err = process.communicate()
+    except BaseException:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        process.wait()
+        raise
+    return subprocess.CompletedProcess(command, process.returncode, out, err)
 
 
 class Timer:
@@ -48,31 +92,209 @@ class Timer:
 
     def run(self, step, command, **kwargs):
         start = time.monotonic()
-        done = subprocess.run(command, capture_output=True, text=True, **kwargs)
-        self.steps[step] = self.steps.get(step, 0.0) + time.monotonic() - start
-        return done, time.monotonic() - start
+        done = run(command, **kwargs)
+        seconds = time.monotonic() - start
+        self.steps[step] = self.steps.get(step, 0.0) + seconds
+        return done, seconds
 
 
-def log(text):
-    print(text, file=sys.stderr, flush=True)
+def patched_files(patch_text):
+    """The paths a patch reads (--- a/X) and writes (+++ b/Y), in order, without /dev/null."""
+    files = []
+    for line in patch_text.splitlines():
+        match = re.match(r"^(?:---|\+\+\+) (?:[ab]/)?(\S+)", line)
+        if match and match.group(1) != "/dev/null" and match.group(1) not in files:
+            files.append(match.group(1))
+    return files
+
+
+def sha(data):
+    return hashlib.sha256(data).hexdigest() if data is not None else None
+
+
+def read_bytes(path):
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except FileNotFoundError:
+        return None
+
+
+class Patcher:
+    """Applies one patch at a time to the working tree at `root` and always puts the files back.
+
+    Before `git apply`, the original bytes of every file the patch names go to
+    `journal_dir` with a journal (the files, the original's and the mutated
+    content's hashes); `restore()` writes the originals back and removes the
+    journal. `recover()`, at the start of a run, restores what a killed run left
+    patched, but only where a file still holds the original or the mutated
+    content (else it stops, so nothing edited since is overwritten)."""
+
+    def __init__(self, root, journal_dir):
+        self.root = root
+        self.dir = journal_dir
+        self.journal = os.path.join(journal_dir, "journal.json")
+        self.active = None
+
+    def _write_journal(self, entry):
+        os.makedirs(self.dir, exist_ok=True)
+        with open(self.journal + ".tmp", "w", encoding="utf-8") as f:
+            json.dump(entry, f, indent=1)
+        os.replace(self.journal + ".tmp", self.journal)
+
+    def recover(self):
+        """Restores the files of a run that was killed while a patch was applied. Returns the
+        patch name or None; raises RuntimeError when a file has changed since."""
+        if not os.path.exists(self.journal):
+            return None
+        entry = json.load(open(self.journal, encoding="utf-8"))
+        for item in entry["files"]:
+            now = sha(read_bytes(os.path.join(self.root, item["path"])))
+            if now not in (item["original_sha"], item.get("mutated_sha")):
+                raise RuntimeError(f"{item['path']} changed since a killed run patched it with {entry['patch']}; "
+                                   f"its original is {os.path.join(self.dir, item['saved'] or '(none)')}: "
+                                   f"put it back by hand and remove {self.journal}")
+        self.active = entry
+        self.restore()
+        # That run's build may still be going (its compilers are not killed with it): once it is
+        # done, the restored files are made newer than anything it wrote.
+        wait_for_builders(self.root)
+        for item in entry["files"]:
+            target = os.path.join(self.root, item["path"])
+            if os.path.exists(target):
+                os.utime(target)
+        return entry["patch"]
+
+    def apply(self, patch):
+        """git apply; returns None, or the error text when the patch does not apply (nothing changed)."""
+        assert self.active is None
+        text = open(patch, encoding="utf-8").read()
+        checked = run(["git", "apply", "--check", patch], cwd=self.root)
+        if checked.returncode != 0:
+            return checked.stderr.strip() or checked.stdout.strip() or "git apply --check failed"
+        entry = {"patch": os.path.basename(patch), "files": []}
+        os.makedirs(self.dir, exist_ok=True)
+        for n, path in enumerate(patched_files(text)):
+            data = read_bytes(os.path.join(self.root, path))
+            saved = None
+            if data is not None:
+                saved = f"{n}.orig"
+                with open(os.path.join(self.dir, saved), "wb") as f:
+                    f.write(data)
+            entry["files"].append({"path": path, "saved": saved, "original_sha": sha(data)})
+        self._write_journal(entry)
+        self.active = entry
+        applied = run(["git", "apply", patch], cwd=self.root)
+        for item in entry["files"]:
+            item["mutated_sha"] = sha(read_bytes(os.path.join(self.root, item["path"])))
+        self._write_journal(entry)
+        if applied.returncode != 0:
+            self.restore()
+            return applied.stderr.strip() or "git apply failed"
+        return None
+
+    def restore(self):
+        """Writes back every file of the active patch (new files removed), then drops the journal."""
+        if self.active is None:
+            return
+        for item in self.active["files"]:
+            target = os.path.join(self.root, item["path"])
+            if item["saved"] is None:
+                if os.path.exists(target):
+                    os.remove(target)
+                continue
+            with open(os.path.join(self.dir, item["saved"]), "rb") as f:
+                data = f.read()
+            if read_bytes(target) != data:
+                # Written whole, then renamed over the file: its mtime is now, newer than every object
+                # built from the mutant, so the next build recompiles them.
+                with open(target + ".mutants-restore", "wb") as f:
+                    f.write(data)
+                if os.path.exists(target):
+                    shutil.copymode(target, target + ".mutants-restore")
+                os.replace(target + ".mutants-restore", target)
+        os.remove(self.journal)
+        for item in self.active["files"]:
+            if item["saved"]:
+                os.remove(os.path.join(self.dir, item["saved"]))
+        self.active = None
+
+
+BUILDERS = {"sh", "make", "gmake", "ninja", "cmake", "ctest", "cc1plus", "cc1", "as", "ld", "collect2", "c++", "g++", "gcc",
+            "clang++", "clang", "distgrid-audit"}
+
+
+def wait_for_builders(root, limit=900):
+    """Waits (at most `limit` seconds) until no build tool whose command line names `root` is running."""
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        busy = []
+        for pid in os.listdir("/proc") if os.path.isdir("/proc") else []:
+            if not pid.isdigit() or int(pid) == os.getpid():
+                continue
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as f:
+                    args = f.read().split(b"\0")
+            except OSError:
+                continue
+            if args and os.path.basename(args[0].decode(errors="replace")) in BUILDERS and \
+                    any(root.encode() in a for a in args):
+                busy.append(pid)
+        if not busy:
+            return
+        log(f"mutants: waiting for the build of a killed run ({len(busy)} processes) to end")
+        time.sleep(5)
+
+
+def tree_state(root):
+    """What must be the same before and after: git status and the diff of the working tree."""
+    status = run(["git", "status", "--porcelain=v1", "--untracked-files=all"], cwd=root)
+    diff = subprocess.run(["git", "diff", "HEAD", "--binary"], cwd=root, capture_output=True)
+    return {"status": status.stdout, "diff": hashlib.sha256(diff.stdout).hexdigest()}
 
 
 def camel(calc_id):
     return "".join(word[:1].upper() + word[1:] for word in re.split(r"[._]", calc_id))
 
 
-def property_targets(copy, calc_id):
+def property_targets(root, calc_id):
     """The property executables (and the corpus replayer) holding tests of calc_id."""
     suite = re.compile(r"\(\s*(\w*And)?" + camel(calc_id) + r"(And\w*)?\s*,")
     targets = []
-    for source in sorted(glob.glob(os.path.join(copy, "properties", "*_props.cpp"))):
+    for source in sorted(glob.glob(os.path.join(root, "properties", "*_props.cpp"))):
         if suite.search(open(source, encoding="utf-8").read()):
             targets.append("distgrid_" + os.path.basename(source)[:-len(".cpp")])
-    for case in glob.glob(os.path.join(copy, "properties", "corpus", "*.json")):
+    for case in glob.glob(os.path.join(root, "properties", "corpus", "*.json")):
         if f'"calc": "{calc_id}"' in open(case, encoding="utf-8").read():
             targets.append("distgrid_corpus_replay")
             break
     return targets
+
+
+def dependents(build, root):
+    """source path (relative to root) -> number of object files whose compiler depfile names it."""
+    counts = {}
+    for depfile in glob.glob(os.path.join(build, "**", "*.o.d"), recursive=True):
+        try:
+            text = open(depfile, encoding="utf-8", errors="replace").read()
+        except OSError:
+            continue
+        for path in set(re.findall(r"(\S+\.(?:hpp|h|cpp|ipp|inl))", text.replace("\\\n", " "))):
+            full = os.path.normpath(path)
+            if full.startswith(root + os.sep):
+                rel = os.path.relpath(full, root)
+                counts[rel] = counts.get(rel, 0) + 1
+    return counts
+
+
+def run_order(patches, touches, fanout):
+    """Mutants of the same files next to each other (one file's rebuild then restores one mutant and
+    builds the next), cheap ones first and the files with most dependents last (whose restoring
+    rebuild then falls to the next build, outside this run)."""
+    def cost(patch):
+        files = touches[patch]
+        return (max((fanout.get(f, 1) for f in files), default=1), tuple(sorted(files)), os.path.basename(patch))
+    return sorted(patches, key=cost)
 
 
 def informational(gates_path):
@@ -86,59 +308,83 @@ def informational(gates_path):
     return marked
 
 
-class Audit:
-    """The audit tool of the copy: one quick run of one calculation and its gate."""
-
-    def __init__(self, copy, work, timer):
-        self.tool = os.path.join(copy, "build", "audit", "distgrid-audit")
-        self.gates = os.path.join(copy, "audit", "gates.json")
-        self.work = work
-        self.timer = timer
-
-    def gate(self, calc_id, h, step):
-        """{"run_failed": text or None, "budgets": [...], "claims": [...], "seconds": s, "all_budgets": [...]}"""
-        report = os.path.join(self.work, "report.json")
-        verdict = os.path.join(self.work, "gate.json")
-        for path in (report, verdict):
-            if os.path.exists(path):
-                os.remove(path)
-        done, seconds = self.timer.run(step, [self.tool, "run", "--quick", "--only", calc_id, "--storage", "both",
-                                              "--h", h, "--budgets", self.gates, "--out", report])
-        result = {"run_failed": None, "budgets": [], "claims": [], "all_budgets": []}
-        if done.returncode != 0 or not os.path.exists(report):
-            lines = (done.stderr or done.stdout).strip().splitlines()
-            result["run_failed"] = f"exit {done.returncode}: {lines[-1] if lines else 'no output'}"
-        else:
-            gated, more = self.timer.run(step, [self.tool, "gate", report, "--budgets", self.gates, "--json", verdict])
-            seconds += more
-            if not os.path.exists(verdict):
-                lines = (gated.stderr or gated.stdout).strip().splitlines()
-                result["run_failed"] = f"gate exit {gated.returncode}: {lines[-1] if lines else 'no output'}"
-            else:
-                data = json.load(open(verdict, encoding="utf-8"))
-                result["all_budgets"] = data["budgets"]
-                for failure in data["failures"]:
-                    if failure["storage"] == "claim":
-                        result["claims"].append(failure["id"])
-                    else:
-                        result["budgets"].append({"id": failure["id"], "storage": failure["storage"],
-                                                  "metric": failure["metric"] or failure["message"]})
-        result["seconds"] = round(seconds, 1)
-        return result
+def teeth_notes(gates_path):
+    """(id, storage, metric) -> {"teeth_from": [mutant names], "no_mutant": reason}, from the gates file's
+    optional members of those names: mutants of another calculation whose code makes the budget's quantity
+    (each is audited against this calculation too), or why no bug in code can reach the budget."""
+    notes = {}
+    for budget in json.load(open(gates_path, encoding="utf-8")).get("budgets", []):
+        note = {k: budget[k] for k in ("teeth_from", "no_mutant") if budget.get(k)}
+        if note:
+            notes[(budget.get("id"), budget.get("storage"), budget.get("metric"))] = note
+    return notes
 
 
-def failed(result):
-    return result["run_failed"] is not None or bool(result["budgets"]) or bool(result["claims"])
+def cross_ids(notes, mutant, own_id):
+    """The calculations a mutant is also audited against: those with a budget whose teeth_from names it."""
+    return sorted({key[0] for key, note in notes.items() if mutant in note.get("teeth_from", []) and key[0] != own_id})
 
 
 def budget_key(budget):
     return (budget["id"], budget["storage"], budget["metric"])
 
 
-def run_properties(copy, calc_id, jobs, timer):
+def failed(result):
+    return result["run_failed"] is not None or bool(result["budgets"]) or bool(result["claims"])
+
+
+class Audit:
+    """The audit tool of the build: quick runs and their gates."""
+
+    def __init__(self, build, root, work, timer):
+        self.tool = os.path.join(build, "audit", "distgrid-audit")
+        self.gates = os.path.join(root, "audit", "gates.json")
+        self.work = work
+        self.timer = timer
+
+    def gate(self, ids, h, step):
+        """Quick audit of `ids` at h, both storages, gated. Returns per id {"run_failed": text or None,
+        "budgets": [...], "claims": [...], "seconds": s} and the gates file's budgets as gate --json lists them."""
+        tag = re.sub(r"[^\w.-]", "_", h)
+        report = os.path.join(self.work, f"report-{tag}.json")
+        verdict = os.path.join(self.work, f"gate-{tag}.json")
+        for path in (report, verdict):
+            if os.path.exists(path):
+                os.remove(path)
+        done, seconds = self.timer.run(step, [self.tool, "run", "--quick", "--only", ",".join(ids), "--storage",
+                                              "both", "--h", h, "--budgets", self.gates, "--out", report])
+        results = {calc_id: {"run_failed": None, "budgets": [], "claims": []} for calc_id in ids}
+        all_budgets = []
+        problem = None
+        if done.returncode != 0 or not os.path.exists(report):
+            lines = (done.stderr or done.stdout).strip().splitlines()
+            problem = f"exit {done.returncode}: {lines[-1] if lines else 'no output'}"
+        else:
+            gated, more = self.timer.run(step, [self.tool, "gate", report, "--budgets", self.gates, "--json", verdict])
+            seconds += more
+            if not os.path.exists(verdict):
+                lines = (gated.stderr or gated.stdout).strip().splitlines()
+                problem = f"gate exit {gated.returncode}: {lines[-1] if lines else 'no output'}"
+            else:
+                data = json.load(open(verdict, encoding="utf-8"))
+                all_budgets = data["budgets"]
+                for failure in data["failures"]:
+                    if failure["storage"] == "claim":
+                        for result in results.values():
+                            result["claims"].append(failure["id"])
+                    elif failure["id"] in results:
+                        results[failure["id"]]["budgets"].append(
+                            {"id": failure["id"], "storage": failure["storage"],
+                             "metric": failure["metric"] or failure["message"]})
+        for result in results.values():
+            result["run_failed"] = problem
+            result["seconds"] = round(seconds, 1)
+        return results, all_budgets
+
+
+def run_properties(build, root, calc_id, jobs, timer):
     """{"caught": True/False/None (no properties), "tests": [failed test names], "seconds": {...}}"""
-    targets = property_targets(copy, calc_id)
-    build = os.path.join(copy, "build")
+    targets = property_targets(root, calc_id)
     out = {"caught": None, "tests": [], "seconds": {"build": 0.0, "run": 0.0}}
     if not targets:
         return out
@@ -149,7 +395,7 @@ def run_properties(copy, calc_id, jobs, timer):
         out["tests"] = ["(the property executables do not build)"]
         return out
     label = "^calc:" + re.escape(calc_id) + "$"
-    listed = subprocess.run(["ctest", "-N", "-L", label], cwd=build, capture_output=True, text=True)
+    listed = run(["ctest", "-N", "-L", label], cwd=build)
     if not re.search(r"Total Tests: [1-9]", listed.stdout):
         return out
     done, seconds = timer.run("property runs", ["ctest", "-L", label, "-j", str(jobs)], cwd=build)
@@ -159,160 +405,266 @@ def run_properties(copy, calc_id, jobs, timer):
     return out
 
 
-def teeth_table(budgets, marked, mutants):
-    """Every budget with the mutants that trip it at each h where their baseline passes. A budget of a
-    calculation none of whose mutants ran (a run given some patches) says so rather than lacking teeth."""
+def teeth_table(budgets, marked, mutants, notes=None):
+    """Every budget with the mutants that trip it at each h where their baseline passes: in their own
+    calculation's audit, or (a budget's teeth_from) in the audit of the budget's calculation that a mutant
+    of another one also ran. A budget no mutant trips is "not shown to have teeth", or "no mutant can reach
+    it" with the gates file's reason; a budget of a calculation no mutant ran against (a run given some
+    patches) says so rather than lacking teeth."""
+    notes = notes or {}
     mutated = {mutant["id"] for mutant in mutants if "id" in mutant}
+    mutated |= {calc_id for mutant in mutants for calc_id in mutant.get("also", {})}
     table = []
     for budget in budgets:
         key = budget_key(budget)
+        note = notes.get(key, {})
         row = {"id": key[0], "storage": key[1], "metric": key[2], "tripped_by": {h: [] for h in H_VALUES}}
         if key in marked:
             row["informational"] = marked[key] or True
+        row.update(note)
         for mutant in mutants:
-            for h, at in mutant.get("at", {}).items():
+            runs = list(mutant.get("at", {}).items()) if mutant.get("id") == key[0] else []
+            runs += list(mutant.get("also", {}).get(key[0], {}).items())
+            for h, at in runs:
                 if at["baseline"] == "pass" and any(budget_key(b) == key for b in at["budgets"]):
-                    row["tripped_by"][h].append(mutant["mutant"])
-        tripped = any(row["tripped_by"][h] for h in H_VALUES)
+                    if mutant["mutant"] not in row["tripped_by"].setdefault(h, []):
+                        row["tripped_by"][h].append(mutant["mutant"])
+        tripped = any(row["tripped_by"].get(h) for h in H_VALUES)
         row["status"] = ("informational" if key in marked else "has teeth" if tripped else
+                         "no mutant can reach it" if note.get("no_mutant") else
                          "not shown to have teeth" if key[0] in mutated else "no mutant of this calculation ran")
         table.append(row)
     return table
 
 
+def load_average():
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        return None
+
+
+def parse_args(argv, root):
+    build = os.path.join(root, "build", "ci")
+    patches = []
+    args = list(argv[1:])
+    while args:
+        arg = args.pop(0)
+        if arg == "--build-dir" and args:
+            build = os.path.abspath(args.pop(0))
+        elif arg in ("-h", "--help"):
+            print(__doc__.strip())
+            sys.exit(0)
+        elif arg.startswith("-"):
+            log(f"mutants: unknown option {arg}\n" + __doc__.splitlines()[2])
+            sys.exit(2)
+        else:
+            patches.append(os.path.abspath(arg))
+    patches = patches or sorted(os.path.abspath(p) for p in glob.glob(os.path.join(root, "audit", "mutants", "*.patch")))
+    return build, patches
+
+
 def main(argv):
     root = os.path.realpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
     os.chdir(root)
-    patches = [os.path.abspath(p) for p in argv[1:]] or sorted(os.path.abspath(p) for p in glob.glob("audit/mutants/*.patch"))
+    build, patches = parse_args(argv, root)
     if not patches:
         log("no mutants in audit/mutants/")
         return 1
     jobs = os.cpu_count() or 2
     started = time.monotonic()
+    load_at_start = load_average()
     timer = Timer()
-    work = tempfile.mkdtemp(prefix="distgrid-mutants.")
+    patcher = Patcher(root, os.path.join(root, RESTORE_DIR))
+
+    def interrupt(signum, frame):
+        raise Interrupted(signal.Signals(signum).name)
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, interrupt)
+    # Even where SIGINT came ignored (a background job of a shell script): Ctrl-C restores too.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+
     try:
-        copy = os.path.join(work, "tree")
-        os.makedirs(copy)
-        files = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], check=True,
-                               capture_output=True).stdout
-        subprocess.run(f"tar --null --ignore-failed-read -T - -cf - 2>/dev/null | tar -xf - -C '{copy}'", shell=True,
-                       input=files, check=True)
-        env = dict(os.environ, CCACHE_BASEDIR=work, CCACHE_NOHASHDIR="1")
-        configure = ["cmake", "--preset", "release", "-B", "build"]
-        if shutil.which("ninja"):
-            configure += ["-G", "Ninja"]  # less overhead per incremental build than make
-        if shutil.which("ccache"):
-            configure += ["-DCMAKE_CXX_COMPILER_LAUNCHER=ccache"]
-        done, _ = timer.run("configure", configure, cwd=copy, env=env)
+        recovered = patcher.recover()
+    except RuntimeError as problem:
+        log(f"mutants: {problem}")
+        return 1
+    if recovered:
+        log(f"mutants: restored the files a killed run had patched with {recovered}")
+    before = tree_state(root)
+    work = tempfile.mkdtemp(prefix="distgrid-mutants.")
+    interrupted = False
+    try:
+        return_code = run_all(root, build, patches, jobs, timer, patcher, work, started, load_at_start)
+    except (KeyboardInterrupt, Interrupted) as stop:
+        interrupted = True
+        log(f"mutants: interrupted ({str(stop) or 'SIGINT'}); putting the sources back")
+        return_code = 130
+    finally:
+        # No signal may stop the restoring halfway.
+        blocked = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+        signal.pthread_sigmask(signal.SIG_BLOCK, blocked)
+        try:
+            patcher.restore()
+            shutil.rmtree(work, ignore_errors=True)
+            after = tree_state(root)
+        finally:
+            for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+                signal.signal(sig, signal.SIG_IGN if interrupted else signal.SIG_DFL)
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, blocked)
+    if after != before:
+        log("mutants: the working tree differs from what it was at the start:\n" + after["status"])
+        return 1
+    return return_code
+
+
+def run_all(root, build, patches, jobs, timer, patcher, work, started, load_at_start):
+    def id_of(patch):
+        return os.path.basename(patch).split("--")[0]
+
+    env = dict(os.environ)
+    if not os.path.exists(os.path.join(build, "CMakeCache.txt")):
+        if os.path.realpath(build) != os.path.join(root, "build", "ci"):
+            log(f"mutants: {build} is not a configured build directory")
+            return 1
+        log("mutants: configuring build/ci (the ci preset, what scripts/test builds)")
+        done, _ = timer.run("configure", ["cmake", "--preset", "ci"], cwd=root, env=env)
         if done.returncode != 0:
             log(done.stdout + done.stderr)
             return 1
-        build = os.path.join(copy, "build")
-        log("mutants: building the audit tool once")
-        done, _ = timer.run("initial build", ["cmake", "--build", build, "-j", str(jobs), "--target",
-                                              "distgrid_audit_tool"], env=env)
-        if done.returncode != 0:
-            log(done.stdout[-4000:] + done.stderr[-4000:])
-            return 1
-        audit = Audit(copy, work, timer)
+    notes = teeth_notes(os.path.join(root, "audit", "gates.json"))
+    names = {p: os.path.basename(p)[:-len(".patch")] for p in patches}
+    also = {p: cross_ids(notes, names[p], id_of(p)) for p in patches}
+    ids = sorted({id_of(p) for p in patches})
+    audited = sorted(set(ids) | {calc_id for p in patches for calc_id in also[p]})
+    prop_targets = sorted({t for calc_id in ids for t in property_targets(root, calc_id)})
+    log("mutants: building the audit tool and the property executables (nothing to do after scripts/test)")
+    done, _ = timer.run("initial build", ["cmake", "--build", build, "-j", str(jobs), "--target",
+                                          "distgrid_audit_tool", *prop_targets], env=env)
+    if done.returncode != 0:
+        log(done.stdout[-4000:] + done.stderr[-4000:])
+        return 1
+    audit = Audit(build, root, work, timer)
 
-        def id_of(patch):
-            return os.path.basename(patch).split("--")[0]
+    baselines = {}
+    all_budgets = []
+    for h in H_VALUES:
+        log(f"mutants: baseline of {len(audited)} calculations at h = {h}")
+        results, budgets = audit.gate(audited, h, "baseline audits")
+        all_budgets = all_budgets or budgets
+        for calc_id in audited:
+            baselines[(calc_id, h)] = results[calc_id]
 
-        ids = sorted({id_of(p) for p in patches})
-        baselines = {}
-        all_budgets = []
-        for calc_id in ids:
-            for h in H_VALUES:
-                log(f"baseline {calc_id} at h = {h}")
-                baselines[(calc_id, h)] = audit.gate(calc_id, h, "baseline audits")
-                all_budgets = all_budgets or baselines[(calc_id, h)]["all_budgets"]
+    touches = {p: patched_files(open(p, encoding="utf-8").read()) for p in patches}
+    order = run_order(patches, touches, dependents(build, root))
+    mutants = []
+    marked = informational(os.path.join(root, "audit", "gates.json"))
+    out = os.path.join(root, "build", "mutants", "mutants.json")
 
-        mutants = []
-        escaped = 0
-        marked = informational(os.path.join(copy, "audit", "gates.json"))
-        out = os.path.join(root, "build", "mutants", "mutants.json")
+    def problems():
+        """Mutants that do not apply or build or escape where the baseline passes; baselines that fail."""
+        bad = [m["mutant"] for m in mutants if not m["applies"] or not m["builds"] or
+               any(at["caught"] is False for at in m["at"].values())]
+        failing = sorted({f"{calc_id} at h = {h}" for (calc_id, h), base in baselines.items() if failed(base)})
+        return bad, failing
 
-        def write(complete):
-            """The result so far (after every mutant, so an interrupted run leaves what it measured)."""
-            result = {
-                "schema": SCHEMA,
-                "complete": complete,
-                "h": H_VALUES,
-                "audit": "run --quick --only ID --storage both --h H, then gate --json, per mutant and h",
-                "baseline": [{"id": calc_id, "h": h, "status": "fails" if failed(base) else "pass",
-                              "failures": base["budgets"], "claims": base["claims"],
-                              "run_failed": base["run_failed"], "seconds": base["seconds"]}
-                             for (calc_id, h), base in sorted(baselines.items())],
-                "mutants": mutants,
-                "teeth": teeth_table(all_budgets, marked, mutants),
-                "seconds": {"total": round(time.monotonic() - started, 1),
-                            **{k: round(v, 1) for k, v in sorted(timer.steps.items())}},
-                "escaped": escaped,
-            }
-            os.makedirs(os.path.dirname(out), exist_ok=True)
-            with open(out + ".tmp", "w", encoding="utf-8") as f:
-                json.dump(result, f, indent=1, sort_keys=True)
-                f.write("\n")
-            os.replace(out + ".tmp", out)
-            return result
+    def write(complete):
+        """The result so far (after every mutant, so an interrupted run leaves what it measured)."""
+        bad, failing = problems()
+        listed = sorted(mutants, key=lambda m: m["mutant"])
+        result = {
+            "schema": SCHEMA,
+            "complete": complete,
+            "h": H_VALUES,
+            "audit": "run --quick --only ID --storage both --h H, then gate --json, per mutant and h",
+            "build_dir": os.path.relpath(build, root),
+            "jobs": jobs,
+            "order": [os.path.basename(p)[:-len(".patch")] for p in order],
+            "baseline": [{"id": calc_id, "h": h, "status": "fails" if failed(base) else "pass",
+                          "failures": base["budgets"], "claims": base["claims"],
+                          "run_failed": base["run_failed"], "seconds": base["seconds"]}
+                         for (calc_id, h), base in sorted(baselines.items())],
+            "mutants": listed,
+            "teeth": teeth_table(all_budgets, marked, listed, notes),
+            "seconds": {"total": round(time.monotonic() - started, 1),
+                        **{k: round(v, 1) for k, v in sorted(timer.steps.items())}},
+            "load_average": {"start": load_at_start, "end": load_average()},
+            "escaped": len(bad),
+            "baselines_failing": failing,
+        }
+        os.makedirs(os.path.dirname(out), exist_ok=True)
+        with open(out + ".tmp", "w", encoding="utf-8") as f:
+            json.dump(result, f, indent=1, sort_keys=True)
+            f.write("\n")
+        os.replace(out + ".tmp", out)
+        return result
 
-        for patch in patches:
-            name = os.path.basename(patch)[:-len(".patch")]
-            calc_id = id_of(patch)
-            log(f"mutant {name}: applying, building, auditing {calc_id}")
-            row = {"mutant": name, "id": calc_id, "applies": True, "builds": True, "at": {}, "seconds": {}}
-            applied, _ = timer.run("apply and revert", ["git", "apply", patch], cwd=copy)
-            if applied.returncode != 0:
-                row["applies"] = False
-                row["error"] = applied.stderr.strip()
-                mutants.append(row)
-                escaped += 1
+    for number, patch in enumerate(order, 1):
+        name = os.path.basename(patch)[:-len(".patch")]
+        calc_id = id_of(patch)
+        log(f"mutant {number}/{len(order)} {name}: applying, building, auditing {calc_id}")
+        row = {"mutant": name, "id": calc_id, "applies": True, "builds": True, "at": {}, "seconds": {},
+               "touches": touches[patch]}
+        mutants.append(row)
+        start = time.monotonic()
+        error = patcher.apply(patch)
+        timer.steps["apply and revert"] = timer.steps.get("apply and revert", 0.0) + time.monotonic() - start
+        if error:
+            row["applies"] = False
+            row["error"] = error
+            write(False)
+            continue
+        try:
+            built, seconds = timer.run("mutant builds", ["cmake", "--build", build, "-j", str(jobs), "--target",
+                                                         "distgrid_audit_tool"], env=env)
+            row["seconds"]["build"] = round(seconds, 1)
+            if built.returncode != 0:
+                row["builds"] = False
+                row["error"] = (built.stdout + built.stderr)[-2000:]
                 continue
-            try:
-                built, seconds = timer.run("mutant builds", ["cmake", "--build", build, "-j", str(jobs), "--target",
-                                                             "distgrid_audit_tool"], env=env)
-                row["seconds"]["build"] = round(seconds, 1)
-                if built.returncode != 0:
-                    row["builds"] = False
-                    row["error"] = (built.stdout + built.stderr)[-2000:]
-                    mutants.append(row)
-                    escaped += 1
-                    continue
+            for h in H_VALUES:
+                base = baselines[(calc_id, h)]
+                results, _ = audit.gate([calc_id], h, "mutant audits")
+                result = results[calc_id]
+                base_keys = {budget_key(b) for b in base["budgets"]}
+                at = {"baseline": "fails" if failed(base) else "pass",
+                      "caught": None,
+                      "budgets": result["budgets"],
+                      "claims": result["claims"],
+                      "run_failed": result["run_failed"],
+                      "budgets_beyond_baseline": [b for b in result["budgets"] if budget_key(b) not in base_keys],
+                      "seconds": result["seconds"]}
+                if at["baseline"] == "pass":
+                    at["caught"] = failed(result)
+                else:
+                    at["baseline_failures"] = base["budgets"]
+                row["at"][h] = at
+            # For the teeth table only: the calculations whose budgets name this mutant in teeth_from.
+            for other in also[patch]:
+                row.setdefault("also", {})[other] = {}
                 for h in H_VALUES:
-                    base = baselines[(calc_id, h)]
-                    result = audit.gate(calc_id, h, "mutant audits")
-                    base_keys = {budget_key(b) for b in base["budgets"]}
-                    at = {"baseline": "fails" if failed(base) else "pass",
-                          "caught": None,
-                          "budgets": result["budgets"],
-                          "claims": result["claims"],
-                          "run_failed": result["run_failed"],
-                          "budgets_beyond_baseline": [b for b in result["budgets"] if budget_key(b) not in base_keys],
-                          "seconds": result["seconds"]}
-                    if at["baseline"] == "pass":
-                        at["caught"] = failed(result)
-                        if not at["caught"]:
-                            escaped += 1
-                    else:
-                        at["baseline_failures"] = base["budgets"]
-                    row["at"][h] = at
-                props = run_properties(copy, calc_id, jobs, timer)
-                row["properties"] = {"caught": props["caught"], "tests": props["tests"]}
-                row["seconds"]["properties"] = props["seconds"]
-            finally:
-                timer.run("apply and revert", ["git", "apply", "-R", patch], cwd=copy)
-            mutants.append(row)
+                    base = baselines[(other, h)]
+                    results, _ = audit.gate([other], h, "cross audits")
+                    row["also"][other][h] = {"baseline": "fails" if failed(base) else "pass",
+                                             "budgets": results[other]["budgets"],
+                                             "run_failed": results[other]["run_failed"],
+                                             "seconds": results[other]["seconds"]}
+            props = run_properties(build, root, calc_id, jobs, timer)
+            row["properties"] = {"caught": props["caught"], "tests": props["tests"]}
+            row["seconds"]["properties"] = props["seconds"]
+        finally:
+            start = time.monotonic()
+            patcher.restore()
+            timer.steps["apply and revert"] += time.monotonic() - start
             write(False)
 
-        result = write(True)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-
+    result = write(True)
     print_tables(result)
     print(f"wrote {os.path.relpath(out, root)}")
-    return 1 if escaped else 0
+    bad, failing = problems()
+    for what in failing:
+        log(f"mutants: the baseline fails for {what}: no mutant of it can be shown caught there")
+    return 1 if bad or failing else 0
 
 
 def print_tables(result):
@@ -336,6 +688,8 @@ def print_tables(result):
         props = m["properties"]
         shown = "none" if props["caught"] is None else ("yes" if props["caught"] else "no")
         print(f"{m['mutant']:<56} " + " ".join(f"{column(m['at'].get(h)):<44}" for h in H_VALUES) + f" {shown}")
+    caught = {h: sum(1 for m in result["mutants"] if m["at"].get(h, {}).get("caught")) for h in H_VALUES}
+    print(f"{len(result['mutants'])} mutants; caught " + ", ".join(f"{caught[h]} at h = {h}" for h in H_VALUES))
     teeth = result["teeth"]
     counts = {}
     for row in teeth:
@@ -345,6 +699,9 @@ def print_tables(result):
         if row["status"] == "not shown to have teeth":
             print(f"  not shown to have teeth: {row['id']} {row['storage']} {row['metric']}")
     print("seconds: " + ", ".join(f"{k} {v}" for k, v in result["seconds"].items()))
+    if result.get("load_average"):
+        print(f"load average (1, 5, 15 min): start {result['load_average']['start']}, "
+              f"end {result['load_average']['end']}")
 
 
 if __name__ == "__main__":

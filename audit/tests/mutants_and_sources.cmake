@@ -35,3 +35,9 @@ add_test(NAME audit.gate_json_and_render_mutants_do_what_their_help_says
   COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/tests/teeth_cli_test.py ${audit_tool}
           ${PROJECT_SOURCE_DIR}/reports/golden/small_report.json ${CMAKE_CURRENT_SOURCE_DIR}/gates.json
           ${CMAKE_CURRENT_BINARY_DIR}/teeth-cli-test)
+
+# scripts/mutants patches the sources in place: whatever happens (an error, Ctrl-C,
+# SIGTERM, a kill), the files are put back, and a stale patch changes nothing.
+add_test(NAME audit.mutants_restore_the_sources_whatever_happens
+  COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/tests/mutants_restore_test.py
+          ${PROJECT_SOURCE_DIR}/scripts/mutants.py ${CMAKE_CURRENT_BINARY_DIR}/mutants-restore-test)

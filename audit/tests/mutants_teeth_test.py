@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """scripts/mutants.py's teeth table: every budget, the mutants that trip it where
-the baseline passes, informational budgets (marked or not) kept apart.
+the baseline passes, informational budgets (marked or not) kept apart, mutants of
+another calculation (teeth_from) counted, budgets no mutant can reach (no_mutant)
+shown with the reason.
 
 usage: mutants_teeth_test.py SCRIPTS_MUTANTS_PY WORK_DIR
 """
@@ -59,6 +61,24 @@ def main(argv):
     table = mutants.teeth_table([a, b, c], {}, runs[:2])
     if table[2]["status"] != "no mutant of this calculation ran":
         problems.append(f"a calculation without mutants in the run: {table[2]}")
+    # teeth_from: a mutant of another calculation, audited against this one too, gives it teeth;
+    # no_mutant: the reason, shown instead of "not shown to have teeth".
+    d = {"id": "grid.volume", "storage": "float", "metric": "/errors/method/relative/max", "max": 1}
+    json.dump({"budgets": [dict(a, why="w", teeth_from=["bake.node_values--one"]), dict(b, why="w"),
+                           dict(d, why="w", no_mutant="the discretisation alone")]},
+              open(gates, "w", encoding="utf-8"))
+    notes = mutants.teeth_notes(gates)
+    if mutants.cross_ids(notes, "bake.node_values--one", "bake.node_values") != ["grid.sample"]:
+        problems.append(f"cross_ids: {mutants.cross_ids(notes, 'bake.node_values--one', 'bake.node_values')}")
+    cross = [{"mutant": "bake.node_values--one", "id": "bake.node_values", "at": {},
+              "also": {"grid.sample": {h1: {"baseline": "pass", "budgets": [a]}, h2: {"baseline": "fails", "budgets": [a]}}}}]
+    table = mutants.teeth_table([a, b, d], {}, cross, notes)
+    if table[0]["status"] != "has teeth" or table[0]["tripped_by"] != {h1: ["bake.node_values--one"], h2: []}:
+        problems.append(f"teeth_from: {table[0]}")
+    if table[1]["status"] != "not shown to have teeth":
+        problems.append(f"teeth_from gave another budget teeth: {table[1]}")
+    if table[2]["status"] != "no mutant can reach it" or table[2].get("no_mutant") != "the discretisation alone":
+        problems.append(f"no_mutant: {table[2]}")
     if problems:
         print("\n".join(problems))
         return 1

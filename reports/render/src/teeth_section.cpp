@@ -125,7 +125,8 @@ std::string teeth_section_html(const json& mutants, const std::string& name) {
   for (const auto& [status, n] : counts) summary += (summary.empty() ? "" : ", ") + std::to_string(n) + " " + escape(status);
   out += (summary.empty() ? "no budgets listed" : summary) +
          ". A budget no mutant trips is <span class=\"flag\">not shown to have teeth</span>; an informational "
-         "budget is shown but does not count as a gate.</p>\n";
+         "budget is shown but does not count as a gate; a budget no bug in code can reach (its quantity is "
+         "computed by the references alone) says why.</p>\n";
   out += "<table class=\"teeth\"><tr><th>calculation</th><th>storage</th><th>metric</th>";
   for (const std::string& h : hs) out += "<th>tripped at h = " + escape(h) + "</th>";
   out += "<th>teeth</th></tr>\n";
@@ -149,8 +150,17 @@ std::string teeth_section_html(const json& mutants, const std::string& name) {
       out += "<td>informational" +
              (why && why->is_string() ? std::string(": ") + escape(why->get<std::string>()) : std::string()) +
              "</td>";
+    } else if (status == "no mutant can reach it") {
+      const json* why = member(row, "no_mutant");
+      out += "<td>no mutant can reach it" +
+             (why && why->is_string() ? std::string(": ") + escape(why->get<std::string>()) : std::string()) +
+             "</td>";
     } else {
-      out += "<td>" + escape(status) + "</td>";
+      std::string from;
+      for (const json& t : array_of(row, "teeth_from"))
+        if (t.is_string()) from += (from.empty() ? "" : ", ") + escape(t.get<std::string>());
+      out += "<td>" + escape(status) +
+             (from.empty() ? std::string() : " (also audited with the mutants of its inputs: " + from + ")") + "</td>";
     }
     out += "</tr>\n";
   }

@@ -56,6 +56,24 @@ TEST(TeethSection, ListsEveryBudgetWithTheMutantsThatTripItAndFlagsTheOnesNoneTr
   EXPECT_NE(html.find("1 has teeth, 1 informational, 1 not shown to have teeth"), std::string::npos) << html;
 }
 
+TEST(TeethSection, ShowsWhyNoMutantCanReachABudgetAndTheMutantsOfItsInputs) {
+  json m = sample_mutants();
+  m["teeth"].push_back({{"id", "grid.volume"}, {"storage", "float"}, {"metric", "/errors/method/relative/max"},
+                        {"tripped_by", {{"0x1p-6", json::array()}, {"0.0123", json::array()}}},
+                        {"no_mutant", "the discretisation alone"},
+                        {"status", "no mutant can reach it"}});
+  m["teeth"][0]["teeth_from"] = {"bake.node_values--dropped-clamp"};
+  const std::string html = teeth_section_html(m, "mutants.json");
+  EXPECT_NE(html.find("<td>no mutant can reach it: the discretisation alone</td>"), std::string::npos) << html;
+  EXPECT_NE(html.find("<td>has teeth (also audited with the mutants of its inputs: bake.node_values--dropped-clamp)"
+                      "</td>"),
+            std::string::npos)
+      << html;
+  EXPECT_NE(html.find("1 has teeth, 1 informational, 1 no mutant can reach it, 1 not shown to have teeth"),
+            std::string::npos)
+      << html;
+}
+
 TEST(TeethSection, SaysWhereTheBaselineFailsInsteadOfCountingACatch) {
   const std::string html = teeth_section_html(sample_mutants(), "mutants.json");
   EXPECT_NE(html.find("baseline fails at this h"), std::string::npos);
