@@ -29,8 +29,8 @@ Calculation field_density_value() {
       .id = "field.density_value",
       .title = "Number that follows a density map",
       .declared = PrecisionClass::bits32_in_part,
-      .sources = {{"core/include/distgrid/field_nodes.hpp", "density_value"},
-                  {"core/include/distgrid/field_nodes.hpp", "cell_coord"}},
+      .sources = {{"core/include/distgrid/field_kernels.hpp", "density_value"},
+                  {"core/include/distgrid/field_kernels.hpp", "cell_coord"}},
       .formula = "v = v0 + (v1 - v0) * d, d trilinear between cell centres of the map's S values, the edge value held "
                  "outside, in double",
       .inputs = "points on the planes x, y, z = 0 (where the probe reads the number exactly): uniform over the map's "

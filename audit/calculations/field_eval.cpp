@@ -35,7 +35,7 @@ Calculation field_eval() {
       .id = "field.eval",
       .title = "The compiled formula",
       .declared = PrecisionClass::bits64,
-      .sources = {{"core/include/distgrid/field_nodes.hpp", "Field<S>::eval_node"},
+      .sources = {{"core/include/distgrid/field_kernels.hpp", "Field<S>::eval_node"},
                   {"core/src/field.cpp", "Field<S>::eval_batch"},
                   {"core/src/field.cpp", "Field<S>::batch_node"},
                   {"core/src/field.cpp", "Field<S>::batch_number"},

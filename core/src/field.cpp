@@ -9,6 +9,7 @@
 #include <variant>
 
 #include "distgrid/error.hpp"
+#include "distgrid/field_kernels.hpp"
 
 namespace distgrid {
 
@@ -411,5 +412,8 @@ Box Field<S>::bounds_node(detail::NodeId id, double level) const {
 
 template class Field<float>;
 template class Field<double>;
+// eval<double>: the kernels are instantiated here only (field_kernels.hpp).
+template double Field<float>::eval_node<double>(detail::NodeId, const double&, const double&, const double&) const;
+template double Field<double>::eval_node<double>(detail::NodeId, const double&, const double&, const double&) const;
 
 }  // namespace distgrid

@@ -17,6 +17,7 @@
 #include "distgrid/default_parts.hpp"
 #include "distgrid/error.hpp"
 #include "distgrid/field.hpp"
+#include "distgrid/field_kernels.hpp"  // eval<long double> below instantiates the kernels here
 #include "distgrid/field_json.hpp"
 
 namespace distgrid {
