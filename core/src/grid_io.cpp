@@ -153,7 +153,7 @@ AnyGrid read_grid_body(std::span<const unsigned char> bytes, const std::string& 
       for (int m = 0; m < kBrickNodes; ++m) {
         const Code code = has_codes ? codes[static_cast<std::size_t>(m)] : Code{};
         bool number = true;
-        if constexpr (std::is_same_v<S, Half>) number = (std::bit_cast<std::uint16_t>(code) & 0x7C00u) != 0x7C00u;
+        if constexpr (std::is_same_v<S, Half>) number = (code.bits & 0x7C00u) != 0x7C00u;
         const double v = Model::decode(code, brick);
         // A linear brick reads each node within its step / 2, also beyond the clamp.
         if (!number || !(std::fabs(v) <= band_width * (1 + 1e-6) + (Model::kDirect ? 0 : Model::node_bound(brick, v))))

@@ -14,7 +14,8 @@
 // The five models:
 //   float, double  each node rounded to the nearest float (double: kept exactly),
 //                  ties to even: the bound is half an ulp of S at the value;
-//   Half           IEEE binary16 (_Float16), correctly rounded from the double (never
+//   Half           IEEE binary16 (its bits in a Binary16), correctly rounded from the
+//                  double in software (no compiler's _Float16 is needed; never
 //                  through float, which would round twice), ties to even: the bound
 //                  is half an ulp of binary16 at the value;
 //   Q16, Q8        per brick a step s and an offset in double, and 512 unsigned codes
@@ -54,9 +55,18 @@
 namespace distgrid {
 
 /// The storage types that are not a node's own number type: IEEE binary16 (its
-/// nodes' codes are _Float16) and the per-brick linear encodings with 16-bit and 8-bit
+/// nodes' codes are Binary16) and the per-brick linear encodings with 16-bit and 8-bit
 /// codes. float and double name their own storages.
 struct Half {};
+/// The bits of one IEEE binary16 number: Half's code. A type of its own, not
+/// _Float16, so that every compiler the project supports (clang 14 has no _Float16 on
+/// x86-64) stores and converts halves alike, and not a bare uint16_t, so that it is
+/// never mistaken for a 16-bit linear code.
+struct Binary16 {
+  std::uint16_t bits;  // no initialiser: a brick's block of codes is not zeroed
+  friend bool operator==(const Binary16&, const Binary16&) = default;
+};
+static_assert(sizeof(Binary16) == 2 && std::is_trivial_v<Binary16>);
 struct Q16 {};
 struct Q8 {};
 
@@ -159,7 +169,7 @@ struct Storage<double> {
 /// IEEE binary16: each node correctly rounded from the double, ties to even.
 template <>
 struct Storage<Half> {
-  using Code = _Float16;
+  using Code = Binary16;
   using Brick = DirectBrick;
   using FieldScalar = double;
   static constexpr std::string_view kName = "half";
@@ -167,8 +177,8 @@ struct Storage<Half> {
   static constexpr bool kDirect = true;
   /// Largest value a node may hold: binary16's largest finite number.
   static constexpr double kLargest = 65504.0;
-  static Code encode_node(double v) noexcept { return std::bit_cast<_Float16>(detail::half_bits(v)); }
-  static double decode(Code c, const Brick&) noexcept { return detail::half_value(std::bit_cast<std::uint16_t>(c)); }
+  static Code encode_node(double v) noexcept { return {detail::half_bits(v)}; }
+  static double decode(Code c, const Brick&) noexcept { return detail::half_value(c.bits); }
   static double node_bound(const Brick&, double stored) noexcept { return detail::half_ulp(stored, 11, -14); }
 };
 
@@ -305,7 +315,7 @@ void decode_eight(const typename Storage<S>::Code* codes, const typename Storage
     Floats8 loaded;
     std::memcpy(&loaded, codes, sizeof loaded);
     out = __builtin_convertvector(loaded, Doubles8);
-  } else if constexpr (std::is_same_v<Code, _Float16>) {
+  } else if constexpr (std::is_same_v<Code, Binary16>) {
     // As half_value, through float (exact: every half is a float): the bits moved
     // into a float's exponent and significand, scaled by 2^(127 - 15), widened.
     using Words32 = std::uint32_t __attribute__((vector_size(32)));
