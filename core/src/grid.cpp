@@ -171,38 +171,12 @@ std::size_t Grid<S>::add_encoded_brick(std::int64_t key, const BrickParameters& 
 }
 
 template <class S>
-auto Grid<S>::add_brick(std::int64_t key) -> Code*
-  requires kDirect
-{
-  Code* values = add_brick_for_overwrite(key);
-  std::fill(values, values + kBrickNodes, Model::encode_node(band_width_));
-  return values;
-}
-
-template <class S>
-auto Grid<S>::add_brick_for_overwrite(std::int64_t key) -> Code*
-  requires kDirect
-{
-  const std::size_t slot = add_brick_room(key);
-  return codes_.data() + slot * kBrickNodes;
-}
-
-template <class S>
 void Grid<S>::add_inside(std::int64_t key) {
   if (!brick_key_valid(key)) throw Error(ErrorCode::badarg, describe_key(key));
   if (index_.find(key) != detail::BrickIndex::kNoSlot)
     throw Error(ErrorCode::badarg, describe_key(key) + " is already in the grid");
   index_.insert(key, detail::BrickIndex::kInsideSlot);
   inside_keys_.push_back(key);
-}
-
-template <class S>
-auto Grid<S>::find_brick(std::int64_t key) const noexcept -> const Code*
-  requires kDirect
-{
-  const std::uint32_t slot = index_.find(key);
-  if (slot >= detail::BrickIndex::kInsideSlot) return nullptr;
-  return brick_values(slot);
 }
 
 template <class S>

@@ -124,11 +124,31 @@ class Grid {
   void pack();
   /// Direct storages: adds a stored brick filled with +band*h and returns its 512 codes
   /// (the values), for the caller to write. Throws as add_brick_room.
+  /// (The constrained members are defined here, not in grid.cpp: clang 14 cannot match
+  /// a constrained member's out-of-line definition to its declaration, and it
+  /// instantiates their bodies in `template class Grid<Q8>` too, hence the if constexpr.)
   Code* add_brick(std::int64_t key)
-    requires kDirect;
+    requires kDirect
+  {
+    if constexpr (kDirect) {  // clang 14 instantiates the body for every S: see above
+      Code* values = add_brick_for_overwrite(key);
+      std::fill(values, values + kBrickNodes, Model::encode_node(band_width_));
+      return values;
+    } else {
+      __builtin_unreachable();
+    }
+  }
   /// As add_brick(key), but the 512 values are left for the caller to write, every one.
   Code* add_brick_for_overwrite(std::int64_t key)
-    requires kDirect;
+    requires kDirect
+  {
+    if constexpr (kDirect) {
+      const std::size_t slot = add_brick_room(key);
+      return codes_.data() + slot * kBrickNodes;
+    } else {
+      __builtin_unreachable();
+    }
+  }
   /// Marks a brick wholly inside. Throws Error(badarg) if invalid or present.
   void add_inside(std::int64_t key);
 
@@ -199,11 +219,24 @@ class Grid {
   const Code* brick_values(std::size_t slot) const noexcept
     requires kDirect
   {
-    return brick_codes(slot);
+    if constexpr (kDirect) {
+      return brick_codes(slot);
+    } else {
+      __builtin_unreachable();
+    }
   }
   /// Direct storages: the values of the brick with this key; nullptr when absent or inside.
   const Code* find_brick(std::int64_t key) const noexcept
-    requires kDirect;
+    requires kDirect
+  {
+    if constexpr (kDirect) {
+      const std::uint32_t slot = index_.find(key);
+      if (slot >= detail::BrickIndex::kInsideSlot) return nullptr;
+      return brick_values(slot);
+    } else {
+      __builtin_unreachable();
+    }
+  }
   bool is_inside(std::int64_t key) const noexcept {
     return index_.find(key) == detail::BrickIndex::kInsideSlot;
   }
