@@ -126,11 +126,12 @@ class Grid {
   /// (the values), for the caller to write. Throws as add_brick_room.
   /// (The constrained members are defined here, not in grid.cpp: clang 14 cannot match
   /// a constrained member's out-of-line definition to its declaration, and it
-  /// instantiates their bodies in `template class Grid<Q8>` too, hence the if constexpr.)
+  /// instantiates their bodies in `template class Grid<Q8>` too, so each body must
+  /// compile for every storage.)
   Code* add_brick(std::int64_t key)
     requires kDirect
   {
-    if constexpr (kDirect) {  // clang 14 instantiates the body for every S: see above
+    if constexpr (kDirect) {  // only encode_node needs it: the direct models alone have one
       Code* values = add_brick_for_overwrite(key);
       std::fill(values, values + kBrickNodes, Model::encode_node(band_width_));
       return values;
@@ -142,12 +143,8 @@ class Grid {
   Code* add_brick_for_overwrite(std::int64_t key)
     requires kDirect
   {
-    if constexpr (kDirect) {
-      const std::size_t slot = add_brick_room(key);
-      return codes_.data() + slot * kBrickNodes;
-    } else {
-      __builtin_unreachable();
-    }
+    const std::size_t slot = add_brick_room(key);
+    return codes_.data() + slot * kBrickNodes;
   }
   /// Marks a brick wholly inside. Throws Error(badarg) if invalid or present.
   void add_inside(std::int64_t key);
@@ -219,23 +216,15 @@ class Grid {
   const Code* brick_values(std::size_t slot) const noexcept
     requires kDirect
   {
-    if constexpr (kDirect) {
-      return brick_codes(slot);
-    } else {
-      __builtin_unreachable();
-    }
+    return brick_codes(slot);
   }
   /// Direct storages: the values of the brick with this key; nullptr when absent or inside.
   const Code* find_brick(std::int64_t key) const noexcept
     requires kDirect
   {
-    if constexpr (kDirect) {
-      const std::uint32_t slot = index_.find(key);
-      if (slot >= detail::BrickIndex::kInsideSlot) return nullptr;
-      return brick_values(slot);
-    } else {
-      __builtin_unreachable();
-    }
+    const std::uint32_t slot = index_.find(key);
+    if (slot >= detail::BrickIndex::kInsideSlot) return nullptr;
+    return brick_codes(slot);  // not brick_values: clang 14 would check its constraint for Q16 and Q8
   }
   bool is_inside(std::int64_t key) const noexcept {
     return index_.find(key) == detail::BrickIndex::kInsideSlot;
