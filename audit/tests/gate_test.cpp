@@ -61,7 +61,7 @@ TEST(Gate, NamesTheWorstInputOfTheStatisticsAMetricPointsInto) {
 TEST(Gate, NamesTheKeptListOfAMetricAsReplayAddressesIt) {
   json e = entry("grid.sample", "float", 1e-6);
   const json kept = {{"seed", 7}, {"generator", "band"}, {"index", 12}, {"input", {{"x", "0x1p-3"}}}};
-  e["error"]["worst"] = {kept};
+  e["error"]["worst"] = json::array({kept});  // not {kept}: clang 14 reads that as a copy of kept
   e["errors"] = {{"storage", {{"ulps", {{"max", 3}}}, {"worst", {kept}}}}, {"method", nullptr}};
   json closest = kept;
   closest["index"] = 40;
