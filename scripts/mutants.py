@@ -10,11 +10,11 @@ mutant at a time, so each mutant rebuilds only what its patch touches:
 1. the initial build: the audit tool and the property executables of every
    mutated calculation (nothing to do after scripts/test);
 2. the baseline: one quick audit per voxel size of H_VALUES of every mutated
-   calculation at once (--only ID,ID,..., both storages), gated, and split by id;
+   calculation at once (--only ID,ID,..., every storage: float, double, half, q16, q8), gated, and split by id;
 3. per mutant <id>--<name>.patch, in an order that keeps mutants of the same
    files together (headers with many dependents last): apply it, rebuild the
-   audit tool, run the quick audit of <id> alone (--quick --only, both
-   storages) and its gate at each h, rebuild the property executables whose
+   audit tool, run the quick audit of <id> alone (--quick --only, every
+   storage) and its gate at each h, rebuild the property executables whose
    suites name <id> and run the tests labelled calc:<id>, and put the files back.
 
 The patched files' original bytes are kept in build/mutants/restore/ before a
@@ -343,7 +343,7 @@ class Audit:
         self.timer = timer
 
     def gate(self, ids, h, step):
-        """Quick audit of `ids` at h, both storages, gated. Returns per id {"run_failed": text or None,
+        """Quick audit of `ids` at h, every storage, gated. Returns per id {"run_failed": text or None,
         "budgets": [...], "claims": [...], "seconds": s} and the gates file's budgets as gate --json lists them."""
         tag = re.sub(r"[^\w.-]", "_", h)
         report = os.path.join(self.work, f"report-{tag}.json")
@@ -352,7 +352,7 @@ class Audit:
             if os.path.exists(path):
                 os.remove(path)
         done, seconds = self.timer.run(step, [self.tool, "run", "--quick", "--only", ",".join(ids), "--storage",
-                                              "both", "--h", h, "--budgets", self.gates, "--out", report])
+                                              "all", "--h", h, "--budgets", self.gates, "--out", report])
         results = {calc_id: {"run_failed": None, "budgets": [], "claims": []} for calc_id in ids}
         all_budgets = []
         problem = None
@@ -576,7 +576,7 @@ def run_all(root, build, patches, jobs, timer, patcher, work, started, load_at_s
             "schema": SCHEMA,
             "complete": complete,
             "h": H_VALUES,
-            "audit": "run --quick --only ID --storage both --h H, then gate --json, per mutant and h",
+            "audit": "run --quick --only ID --storage all --h H, then gate --json, per mutant and h",
             "build_dir": os.path.relpath(build, root),
             "jobs": jobs,
             "order": [os.path.basename(p)[:-len(".patch")] for p in order],

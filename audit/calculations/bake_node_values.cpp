@@ -2,6 +2,8 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <limits>
+#include <optional>
 #include <string>
 #include <type_traits>
 
@@ -9,6 +11,7 @@
 #include "distgrid/audit/high_precision.hpp"
 #include "distgrid/audit/input_rng.hpp"
 #include "distgrid/audit/reference/exact_values.hpp"
+#include "distgrid/audit/reference/stored_nodes.hpp"
 #include "distgrid/bake.hpp"
 #include "distgrid/brick_key.hpp"
 #include "part_inputs.hpp"
@@ -27,9 +30,12 @@ Calculation bake_node_values() {
       .declared = PrecisionClass::bits32_in_part,
       .sources = {{"core/src/bake.cpp", "bake_brick"},
                   {"core/include/distgrid/brick_key.hpp", "brick_node_positions"},
-                  {"core/src/field.cpp", "Field<S>::eval_batch"}},
+                  {"core/src/field.cpp", "Field<S>::eval_batch"},
+                  {"core/src/storage.cpp", "encode_linear"},
+                  {"core/include/distgrid/storage.hpp", "half_bits"}},
       .formula = "value = clamp(f(i h, j h, k h), -band h, band h), f in double at the node positions (b * 8 + n) * "
-                 "h, stored as S",
+                 "h, stored as S: rounded to float or binary16 (half_bits), kept (double), or a brick's linear code "
+                 "(encode_linear)",
       .inputs = "per part: nodes with |f| < h, nodes in the band, nodes within h/8 of the clamp at +-band h, band "
                 "nodes of the part's copy translated ~5e5 h from the origin, and band nodes at a voxel size h' = h "
                 "times a random factor in [1, 2) (not a power of two, so node positions round), their bricks baked "
@@ -77,7 +83,8 @@ struct BakeNodeValues : OnBakedParts {
   using Input = NodeInput;
   using Outcome = Measured;
 
-  using OnBakedParts::OnBakedParts;
+  RunContext& run_context;  ///< the run's parts, for the check of every stored node
+  explicit BakeNodeValues(RunContext& context) : OnBakedParts(context), run_context(context) {}
   /// A mesh part's double grid is the core's double before storage.
   std::vector<PartUnit<BakedPart>> parts(RunContext& context) const { return baked_part_units(context, true); }
   std::size_t inputs_per_generator(const RunSettings& settings) const { return settings.inputs; }
@@ -131,16 +138,17 @@ struct BakeNodeValues : OnBakedParts {
     for (const AnyStoredGrid& stored : part.storages)
       std::visit(
           [&](const auto& g) {
-            using S = std::remove_const_t<std::remove_pointer_t<decltype(g.grid->brick_values(0))>>;
+            using S = typename std::remove_cvref_t<decltype(g)>::StorageType;
             double value = 0;
             if (other_h) {
               std::array<double, kBrickNodes> brick{};
               FieldScratch scratch;
               bake_brick(*g.field, brick_key(brick_of_node(n[0]), brick_of_node(n[1]), brick_of_node(n[2])), voxel,
                          band_width, brick.data(), scratch);
-              std::array<S, kBrickNodes> codes{};  // as the storage encodes the brick
-              StorageOf<S>::encode(brick, codes.data());
-              value = StorageOf<S>::decode(codes[static_cast<std::size_t>((n[0] & 7) + 8 * (n[1] & 7) + 64 * (n[2] & 7))], {});
+              std::array<typename StorageOf<S>::Code, kBrickNodes> codes{};  // as the storage encodes the brick
+              const auto parameters = StorageOf<S>::encode(brick, codes.data());
+              value = reference::reference_decode(
+                  codes[static_cast<std::size_t>((n[0] & 7) + 8 * (n[1] & 7) + 64 * (n[2] & 7))], parameters);
             } else {
               value = g.nodes.value(n[0], n[1], n[2]);
             }
@@ -154,7 +162,7 @@ struct BakeNodeValues : OnBakedParts {
                                                                 static_cast<double>(n[1]) * voxel,
                                                                 static_cast<double>(n[2]) * voxel);
               core_double = std::min(std::max(raw, -band_width), band_width);
-              same_formula = reference::exact_node_value(reference::FormulaShape<S>(*g.field, false), n[0], n[1],
+              same_formula = reference::exact_node_value(reference::FormulaShape<FieldScalarOf<S>>(*g.field, false), n[0], n[1],
                                                          n[2], voxel, band);
             } else {
               core_double = part.mesh_doubles->value(n[0], n[1], n[2]);
@@ -179,11 +187,66 @@ struct BakeNodeValues : OnBakedParts {
     return {{"part", part}, {"max_h", maxima_json(max, r)}};
   }
 
-  nlohmann::json details(nlohmann::json table) const {
+  nlohmann::json details(nlohmann::json table, std::size_t storage) const {
     return {{"by_part_and_generator", std::move(table)},
+            {"stored_node_bound", stored_node_bound(run_context.settings().storages[storage])},
             {"method_null_reason",
              "a node value is the formula's own value at the node: nothing is discretised, so there is no method "
              "error"}};
+  }
+
+  /// Every stored node of every grid part at the origin against its storage's
+  /// promise (reference_node_bound): |stored - the core's double| / bound, the
+  /// double being what the storage rounded (the double grid's node, the same
+  /// brick by key). How far that double lies from the exact value is the
+  /// arithmetic error the drawn nodes measure.
+  nlohmann::json stored_node_bound(Storage storage) const {
+    if (storage == Storage::float64)
+      return {{"null_reason", "double keeps the core's double: it is the value the other storages round"}};
+    return with_storage(storage, [&]<class S>() {
+      std::uint64_t nodes = 0, over = 0, bricks_not_in_double = 0;
+      double largest = 0;
+      nlohmann::json worst = nullptr;
+      for (std::size_t p = 0; p < run_context.part_count(); ++p) {
+        PartSubject& part = run_context.part(p);
+        const Grid<S>& grid = part.grid<S>(Placement::origin);
+        const Grid<double>& doubles = part.grid<double>(Placement::origin);
+        for (std::size_t slot = 0; slot < grid.stored_keys().size(); ++slot) {
+          const std::optional<std::size_t> same = doubles.find_slot(grid.stored_keys()[slot]);
+          if (!same) {
+            ++bricks_not_in_double;
+            continue;
+          }
+          const double* rounded_from = doubles.brick_values(*same);
+          for (std::size_t n = 0; n < kBrickNodes; ++n) {
+            const double stored = reference::stored_node_value(grid, slot, n);
+            const double bound = reference::reference_node_bound(grid.brick_codes(slot)[n], grid.brick_parameters(slot));
+            const double off = std::fabs(stored - rounded_from[n]);
+            const double ratio = off == 0 ? 0 : (bound > 0 ? off / bound : std::numeric_limits<double>::infinity());
+            ++nodes;
+            over += ratio > 1 ? 1u : 0u;
+            if (ratio > largest || (worst.is_null() && ratio >= largest)) {
+              largest = ratio;
+              const reference::BrickTriple b = reference::brick_of_stored_key(grid.stored_keys()[slot]);
+              worst = {{"part", part.part().name},
+                       {"i", 8 * b[0] + static_cast<std::int64_t>(n % 8)},
+                       {"j", 8 * b[1] + static_cast<std::int64_t>(n / 8 % 8)},
+                       {"k", 8 * b[2] + static_cast<std::int64_t>(n / 64)},
+                       {"stored", hex_float(stored)},
+                       {"rounded_from", hex_float(rounded_from[n])},
+                       {"bound", hex_float(bound)}};
+            }
+          }
+        }
+      }
+      return nlohmann::json{{"nodes_checked", nodes},
+                            {"nodes_over_bound", over},
+                            {"max_ratio_to_bound", finite_or_null(largest)},
+                            {"worst", worst},
+                            {"bricks_not_in_double", bricks_not_in_double},
+                            {"bound", "half the spacing of the storage's numbers at the stored value (float, "
+                                      "half), half the brick's step (q16, q8)"}};
+    });
   }
 };
 

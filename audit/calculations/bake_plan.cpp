@@ -517,7 +517,7 @@ void run_classification(RunContext& context, PartSubject& part, CalculationResul
   std::uint64_t misses = 0;
   if (part.mesh()) context.mark_untrusted(*part.mesh());
   for (Placement where : {Placement::origin, Placement::far}) {
-    const PartPlan pp = part.is_formula() ? plan_part(part.field<S>(where), s, context.threads())
+    const PartPlan pp = part.is_formula() ? plan_part(part.field<FieldScalarOf<S>>(where), s, context.threads())
                                           : mesh_part_plan<S>(part, where, s);
     for (int group = 0; group < 2; ++group) {
       const char* generator = group == 0 ? "skipped_border" : "skipped_other";
@@ -529,7 +529,7 @@ void run_classification(RunContext& context, PartSubject& part, CalculationResul
       parallel_for(range.size(), context.threads(), context.progress(), [&](std::size_t k) {
         const std::size_t n = range.first + k;
         outcomes[k] = part.is_formula()
-                          ? measure_skipped(part.field<S>(where), bricks[n].first, bricks[n].second, s.h, band_width)
+                          ? measure_skipped(part.field<FieldScalarOf<S>>(where), bricks[n].first, bricks[n].second, s.h, band_width)
                           : measure_skipped(part.shape(where), bricks[n].first, bricks[n].second, s.h, band_width);
       });
       context.progress().end();
@@ -558,7 +558,7 @@ void run_classification(RunContext& context, PartSubject& part, CalculationResul
       continue;
     }
     const Field<double>& draw_field = part.field<double>(stratum.where);
-    const Field<S>& field = part.field<S>(stratum.where);
+    const Field<FieldScalarOf<S>>& field = part.field<FieldScalarOf<S>>(stratum.where);
     const Box box = part.draw_box<S>(stratum.where);
     const InputRange range = context.shard_inputs(s.inputs);
     std::vector<BallInput> inputs(range.size());
@@ -644,8 +644,7 @@ std::vector<CalculationResult> run(RunContext& context) {
     }
     nlohmann::json table = nlohmann::json::array();
     for (std::size_t p = 0; p < context.part_count(); ++p) {
-      if (storage == Storage::float32) run_classification<float>(context, context.part(p), r, table);
-      else run_classification<double>(context, context.part(p), r, table);
+      with_storage(storage, [&]<class S>() { run_classification<S>(context, context.part(p), r, table); });
     }
     r.details = {{"by_part_and_placement", table},
                  {"range_other_h_floor_differs", floor_differs_other_h},
@@ -689,19 +688,19 @@ std::vector<ReplayValue> replay(RunContext& context, const ReplayRequest& reques
     if (in.generator == stratum.name) where = stratum.where;
   const auto skipped = [&]<class S>() -> std::vector<ReplayValue> {
     const PartPlan pp =
-        part.is_formula() ? plan_part(part.field<S>(where), s, context.threads()) : mesh_part_plan<S>(part, where, s);
+        part.is_formula() ? plan_part(part.field<FieldScalarOf<S>>(where), s, context.threads()) : mesh_part_plan<S>(part, where, s);
     const auto bricks = evenly(in.generator == "skipped_border" ? pp.skipped.border : pp.skipped.other, s.inputs);
     if (in.index >= bricks.size()) throw Error(ErrorCode::badarg, "replay: no skipped brick " + std::to_string(in.index));
     const auto [key, read] = bricks[in.index];
-    const ClassOutcome o = part.is_formula() ? measure_skipped(part.field<S>(where), key, read, s.h, band_width)
+    const ClassOutcome o = part.is_formula() ? measure_skipped(part.field<FieldScalarOf<S>>(where), key, read, s.h, band_width)
                                              : measure_skipped(part.shape(where), key, read, s.h, band_width);
     return {{kDecisionNames[2], o.core, o.verdict.exact}};
   };
   if (in.generator == "skipped_border" || in.generator == "skipped_other")
-    return request.storage == Storage::float32 ? skipped.template operator()<float>()
-                                               : skipped.template operator()<double>();
+    return with_storage(request.storage, [&]<class S>() { return skipped.template operator()<S>(); });
   if (!part.is_formula()) throw Error(ErrorCode::badarg, "replay: bake.plan draws no balls around mesh part " + in.part);
-  const auto run = [&]<class S>(const Field<S>& field) -> std::vector<ReplayValue> {
+  const auto run = [&]<class S>() -> std::vector<ReplayValue> {
+    const Field<FieldScalarOf<S>>& field = part.field<FieldScalarOf<S>>(where);
     for (const BallStratum& stratum : kBallStrata) {
       if (in.generator != stratum.name) continue;
       const Field<double>& draw_field = part.field<double>(stratum.where);
@@ -712,8 +711,7 @@ std::vector<ReplayValue> replay(RunContext& context, const ReplayRequest& reques
     }
     throw Error(ErrorCode::badarg, "replay: bake.plan has no generator \"" + in.generator + "\"");
   };
-  if (request.storage == Storage::float32) return run(part.field<float>(where));
-  return run(part.field<double>(where));
+  return with_storage(request.storage, [&]<class S>() { return run.template operator()<S>(); });
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "contour_audit.hpp"
 
 #include <algorithm>
+#include <type_traits>
 #include <array>
 #include <cmath>
 #include <cstdint>
@@ -249,6 +250,8 @@ struct Outcome {
   std::array<double, 3> core{};
   ErrorValue error, arithmetic, storage;
   std::optional<ErrorValue> method;
+  /// storage in h over what the storage may move the vertex (storage_bound_h).
+  double storage_over_bound = 0;
   bool method_estimated = false;  ///< method is an upper bound (the shape is not a distance)
   /// |core unit normal - reference unit normal|, about the angle between them in
   /// radians; none where the reference direction is ill-conditioned.
@@ -342,6 +345,30 @@ ErrorValue point_error(const std::array<HighPrecision, 3>& result, const std::ar
   return e;
 }
 
+/// The most, in h, that node errors of at most `node_error` (world units) can
+/// move the vertex of a site whose stored values are `stored` (8 corners, or an
+/// edge's 2): a crossing at t = a / (a - b) on an edge whose values a, b have
+/// opposite signs moves to (a + da) / (a + da - b - db), and with |da|, |db| <= e
+/// and the signs kept, |dt| = |a db - b da| / (|a - b| |a' - b'|) <= e / (|a'| + |b'|)
+/// (|a| + |b| = |a - b|), never more than the edge (1). A surface-nets vertex, the
+/// mean of its crossings, moves by at most its crossings' largest move.
+double storage_bound_h(const reference::CellValues& stored, int axis, double node_error) {
+  HighPrecision least = -1;
+  const auto edge = [&](const HighPrecision& a, const HighPrecision& b) {
+    if ((a < 0) == (b < 0)) return;
+    const HighPrecision sum = abs(a) + abs(b);
+    if (least < 0 || sum < least) least = sum;
+  };
+  if (axis >= 0) {
+    edge(stored[0], stored[1]);
+  } else {
+    for (const reference::CellEdge& e : reference::kCellEdges)
+      edge(stored[static_cast<std::size_t>(e.lower)], stored[static_cast<std::size_t>(e.upper)]);
+  }
+  if (least <= 0) return 1;
+  return std::fmin(1.0, to_double(HighPrecision(node_error) / least));
+}
+
 /// Errors of the core's vertex for one crossing site (see the calculation's
 /// `errors` text). The exact-value vertex uses the stored values' crossing
 /// edges, so both references describe the same vertex; a site whose exact
@@ -393,6 +420,9 @@ Outcome measure(const Prepared& prepared, std::size_t candidate, const reference
   const auto exact_world = reference::world_point(site.node, *from_exact, h);
   out.error = point_error(core_hp, exact_world, h);
   out.storage = point_error(stored_world, exact_world, h);
+  const double node_error = storage_unit_roundoff(storage_of<S>(), band * h) * band * h;
+  const double bound = storage_bound_h(stored, site.axis, node_error);
+  out.storage_over_bound = *out.storage.h == 0 ? 0 : *out.storage.h / bound;
   // Method: how far the vertex from exact values lies from the surface: |f| for
   // a distance; otherwise an upper bound, the nearest zero of f found along the
   // steepest descent or towards a corner of the other sign (at most the cell's
@@ -592,6 +622,7 @@ void run_storage(const Spec& spec, RunContext& context, PartSubject& part, Calcu
 
   nlohmann::json per_stratum = nlohmann::json::array();
   double max_error = 0, max_arithmetic = 0, max_storage = 0, max_method = 0, max_normal = 0;
+  double max_storage_over_bound = 0;
   std::size_t normals_compared = 0;
   std::size_t sign_flips = 0;
   for (std::size_t si = 0; si < spec.stratum_count; ++si) {
@@ -646,6 +677,7 @@ void run_storage(const Spec& spec, RunContext& context, PartSubject& part, Calcu
       r.storage_error->add(o.storage, record);
       max_error = std::fmax(max_error, *o.error.h);
       max_storage = std::fmax(max_storage, *o.storage.h);
+      max_storage_over_bound = std::fmax(max_storage_over_bound, o.storage_over_bound);
       if (o.method) {
         r.method->add(*o.method, record);
         max_method = std::fmax(max_method, *o.method->h);
@@ -712,6 +744,14 @@ void run_storage(const Spec& spec, RunContext& context, PartSubject& part, Calcu
   summary["non_manifold_edges"] = summary.value("non_manifold_edges", std::size_t{0}) + topo.non_manifold_edges;
   summary["misoriented_edges"] = summary.value("misoriented_edges", std::size_t{0}) + topo.misoriented_edges;
   summary["exact_sign_differs"] = summary.value("exact_sign_differs", std::size_t{0}) + sign_flips;
+  // A double grid's node errors are the 64-bit formula's, which the bound on
+  // storage rounding does not cover: /errors/storage gates them against its model.
+  if constexpr (!std::is_same_v<S, double>) {
+    table.back()["max_storage_over_bound"] = finite_or_null(max_storage_over_bound);
+    summary["max_storage_over_bound"] =
+        std::fmax(summary.value("max_storage_over_bound", 0.0),
+                  std::isfinite(max_storage_over_bound) ? max_storage_over_bound : 2.0);
+  }
   summary["max_normal_error"] = std::fmax(summary.value("max_normal_error", 0.0), std::isfinite(max_normal) ? max_normal : 2.0);
   summary["volume_relative_error_max"] =
       std::fmax(summary.value("volume_relative_error_max", 0.0), std::isfinite(relative) ? relative : 1.0);
@@ -779,10 +819,7 @@ std::vector<CalculationResult> run(const Spec& spec, RunContext& context) {
             "|corner value| in ulps of band h. Core vertices at no crossing site count as misclassified.");
     nlohmann::json table = nlohmann::json::array(), summary = nlohmann::json::object();
     for (std::size_t p = 0; p < context.part_count(); ++p) {
-      if (storage == Storage::float32)
-        run_storage<float>(spec, context, context.part(p), r, table, summary);
-      else
-        run_storage<double>(spec, context, context.part(p), r, table, summary);
+      with_storage(storage, [&]<class S>() { run_storage<S>(spec, context, context.part(p), r, table, summary); });
     }
     r.details = {{"by_part", table},
                  {"summary", summary},
@@ -794,8 +831,7 @@ std::vector<CalculationResult> run(const Spec& spec, RunContext& context) {
 }
 
 std::vector<ReplayValue> replay(const Spec& spec, RunContext& context, const ReplayRequest& request) {
-  return request.storage == Storage::float32 ? replay_storage<float>(spec, context, request)
-                                             : replay_storage<double>(spec, context, request);
+  return with_storage(request.storage, [&]<class S>() { return replay_storage<S>(spec, context, request); });
 }
 
 }  // namespace distgrid::audit::calcs::contour_audit

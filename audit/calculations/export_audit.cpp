@@ -285,8 +285,7 @@ std::vector<CalculationResult> run(const Spec& spec, RunContext& context) {
     };
     for (std::size_t p = 0; p < context.part_count(); ++p) {
       PartSubject& part = context.part(p);
-      const TriangleMesh whole = storage == Storage::float32 ? contour(part.grid<float>(Placement::origin)).mesh
-                                                             : contour(part.grid<double>(Placement::origin)).mesh;
+      const TriangleMesh whole = with_storage(storage, [&]<class S>() { return contour(part.grid<S>(Placement::origin)).mesh; });
       const TriangleMesh near = first_triangles(whole, settings.inputs);
       TriangleMesh far = near;
       const std::array<double, 3> offset = part.far_offset();

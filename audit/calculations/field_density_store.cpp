@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "calculations.hpp"
+#include "distgrid/bake.hpp"
 #include "distgrid/audit/reference/density_probe.hpp"
 #include "distgrid/audit/input_rng.hpp"
 #include "distgrid/audit/parallel.hpp"
@@ -144,7 +145,7 @@ std::vector<CalculationResult> run(RunContext& context) {
         const auto first = given[si].begin() + static_cast<std::ptrdiff_t>(b * kPerMap);
         const auto last = given[si].begin() + static_cast<std::ptrdiff_t>(std::min(range.size(), (b + 1) * kPerMap));
         const std::vector<double> block(first, last);
-        stored[b] = storage == Storage::float32 ? stored_values<float>(block) : stored_values<double>(block);
+        stored[b] = with_storage(storage, [&]<class S>() { return stored_values<FieldScalarOf<S>>(block); });
       });
       context.progress().end();
       double most = 0;
@@ -181,7 +182,7 @@ std::vector<ReplayValue> replay(RunContext& context, const ReplayRequest& reques
     if (in.generator != stratum.name) continue;
     const double given = generate_value(stratum, in.seed, in.index);
     const double stored =
-        (request.storage == Storage::float32 ? stored_values<float>({given}) : stored_values<double>({given}))[0];
+        with_storage(request.storage, [&]<class S>() { return stored_values<FieldScalarOf<S>>({given}); })[0];
     return {{"error", hex_float(stored), hex_float(given)}};
   }
   throw Error(ErrorCode::badarg, "replay: field.density_store has no generator \"" + in.generator + "\"");

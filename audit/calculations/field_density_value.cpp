@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "calculations.hpp"
+#include "distgrid/bake.hpp"
 #include "distgrid/audit/high_precision.hpp"
 #include "distgrid/audit/input_rng.hpp"
 #include "distgrid/audit/reference/density_map.hpp"
@@ -112,8 +113,9 @@ struct FieldDensityValue {
                Probes probes;
                for (Storage storage : settings.storages)
                  for (std::size_t axis = 0; axis < 3; ++axis)
-                   with_storage_scalar(storage, [&]<class S>() {
-                     probes.fields.emplace_back(compile_field<S>(reference::density_probe_spec(map, given, axis)));
+                   with_storage(storage, [&]<class S>() {
+                     probes.fields.emplace_back(
+                         compile_field<FieldScalarOf<S>>(reference::density_probe_spec(map, given, axis)));
                    });
                return probes;
              }}};

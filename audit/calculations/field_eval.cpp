@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "calculations.hpp"
+#include "distgrid/bake.hpp"
 #include "distgrid/audit/high_precision.hpp"
 #include "distgrid/audit/input_rng.hpp"
 #include "distgrid/audit/reference/field_geometry.hpp"
@@ -425,9 +426,11 @@ struct FieldEval {
     f.storage_matters = has_density_map(spec);
     f.special = refs.given.special_points();
     for (Storage storage : settings.storages)
-      with_storage_scalar(storage, [&]<class S>() {
-        f.storages.push_back({AnyField(&fields.template operator()<S>()),
-                              storage == Storage::float32 ? &refs.as_float : &refs.given});
+      with_storage(storage, [&]<class S>() {
+        // A grid in half, q16 or q8 is baked from the formula in double.
+        using Scalar = FieldScalarOf<S>;
+        f.storages.push_back({AnyField(&fields.template operator()<Scalar>()),
+                              std::is_same_v<Scalar, float> ? &refs.as_float : &refs.given});
       });
   }
 

@@ -150,7 +150,7 @@ PartVolumes measure(RunContext& context, const Grid<S>& grid, const ExactShares&
   std::vector<HighPrecision> stored(keys.size()), exact_sums(keys.size());
   context.progress().begin(label, keys.size());
   parallel_for(keys.size(), context.threads(), context.progress(), [&](std::size_t slot) {
-    stored[slot] = reference::stored_brick_shares(grid.brick_values(slot), grid.h());
+    stored[slot] = reference::stored_brick_shares(grid, slot);
   });
   context.progress().end();
   for (std::size_t slot = 0; slot < keys.size(); ++slot) exact_sums[slot] = exact.by_key.at(keys[slot]);
@@ -164,8 +164,9 @@ PartVolumes measure(RunContext& context, const Grid<S>& grid, const ExactShares&
 
 std::vector<CalculationResult> run(RunContext& context) {
   const RunSettings& settings = context.settings();
-  std::array<CalculationResult, 2> results;
-  std::array<nlohmann::json, 2> tables{nlohmann::json::array(), nlohmann::json::array()};
+  std::array<CalculationResult, kAllStorages.size()> results;
+  std::array<nlohmann::json, kAllStorages.size()> tables;
+  tables.fill(nlohmann::json::array());
   for (CalculationResult& r : results) {
     r.error = ErrorStats(false, true);
     r.arithmetic = r.storage_error = r.method = ErrorStats(false, true);
@@ -197,8 +198,7 @@ std::vector<CalculationResult> run(RunContext& context) {
         stored_bricks = grid.stored_brick_count();
         inside_bricks = grid.inside_brick_count();
       };
-      if (storage == Storage::float32) run_storage(part.grid<float>(Placement::origin));
-      else run_storage(part.grid<double>(Placement::origin));
+      with_storage(storage, [&]<class S>() { run_storage(part.grid<S>(Placement::origin)); });
 
       CalculationResult& r = results[s];
       r.begin_unit(1);
@@ -274,8 +274,7 @@ std::vector<ReplayValue> replay(RunContext& context, const ReplayRequest& reques
     add_exact_shares(context, shape, grid, std::string(kId) + " " + info.name + " exact nodes", exact);
     v = measure(context, grid, exact, std::string(kId) + " " + info.name + " stored nodes");
   };
-  if (request.storage == Storage::float32) measure_grid(part->grid<float>(Placement::origin));
-  else measure_grid(part->grid<double>(Placement::origin));
+  with_storage(request.storage, [&]<class S>() { measure_grid(part->grid<S>(Placement::origin)); });
   const auto value = [](const char* name, const ErrorValue& e) {
     return ReplayValue{name, hex_float(e.result), hex_float(e.reference)};
   };

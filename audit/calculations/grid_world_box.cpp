@@ -117,7 +117,9 @@ ErrorValue measure_grid(const Grid<S>& grid, bool& mismatch) {
 template <class S>
 ErrorValue measure_input(const GridInput& in, double band, bool& mismatch) {
   Grid<S> grid(in.h, band);
-  for (std::int64_t key : in.stored) grid.add_brick(key);
+  std::array<double, kBrickNodes> outside{};
+  outside.fill(grid.band_width());
+  for (std::int64_t key : in.stored) grid.add_brick(key, outside);
   for (std::int64_t key : in.inside) grid.add_inside(key);
   return measure_grid(grid, mismatch);
 }
@@ -178,8 +180,7 @@ std::vector<CalculationResult> run(RunContext& context) {
           continue;
         }
         bool mismatch = false;
-        const ErrorValue e = storage == Storage::float32 ? measure_grid(part.grid<float>(where), mismatch)
-                                                         : measure_grid(part.grid<double>(where), mismatch);
+        const ErrorValue e = with_storage(storage, [&]<class S>() { return measure_grid(part.grid<S>(where), mismatch); });
         mismatches += mismatch ? 1u : 0u;
         r.error.add(e, [&] {
           return InputRecord{s.seed, "default_parts", n, part.part().name, {{"placement", placement_name(where)}}};
@@ -199,8 +200,7 @@ std::vector<CalculationResult> run(RunContext& context) {
       parallel_for(range.size(), context.threads(), context.progress(), [&](std::size_t k) {
         Outcome& o = outcomes[k];
         o.input = generate_input(stratum, s.h, s.seed, range.first + k);
-        o.error = storage == Storage::float32 ? measure_input<float>(o.input, s.band, o.mismatch)
-                                              : measure_input<double>(o.input, s.band, o.mismatch);
+        o.error = with_storage(storage, [&]<class S>() { return measure_input<S>(o.input, s.band, o.mismatch); });
       });
       context.progress().end();
       double most = 0;
@@ -230,16 +230,14 @@ std::vector<ReplayValue> replay(RunContext& context, const ReplayRequest& reques
     Placement where = Placement::origin;
     for (const auto& [key, value] : in.values)
       if (key == "placement") where = placement_named(value);
-    e = request.storage == Storage::float32 ? measure_grid(part.grid<float>(where), mismatch)
-                                            : measure_grid(part.grid<double>(where), mismatch);
+    e = with_storage(request.storage, [&]<class S>() { return measure_grid(part.grid<S>(where), mismatch); });
   } else {
     const StratumSpec* stratum = nullptr;
     for (const StratumSpec& st : kStrata)
       if (in.generator == st.name) stratum = &st;
     if (!stratum) throw Error(ErrorCode::badarg, "replay: grid.world_box has no generator \"" + in.generator + "\"");
     const GridInput input = generate_input(*stratum, s.h, in.seed, in.index);
-    e = request.storage == Storage::float32 ? measure_input<float>(input, s.band, mismatch)
-                                            : measure_input<double>(input, s.band, mismatch);
+    e = with_storage(request.storage, [&]<class S>() { return measure_input<S>(input, s.band, mismatch); });
   }
   return {{"error", hex_float(e.result), hex_float(e.reference)}};
 }

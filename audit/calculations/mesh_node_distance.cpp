@@ -1,5 +1,6 @@
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <string>
@@ -61,16 +62,17 @@ struct MeshGrid {
   std::unique_ptr<reference::StoredNodes<S>> nodes;
 };
 
-/// One mesh part baked in both storages (the double grid holds the core's double
-/// unrounded), with the triangles the references use.
+/// One mesh part baked in double (the core's double unrounded) and in every
+/// storage of the run, with the triangles the references use.
 struct BakedMeshPart {
   std::string name;
   PreparedMesh prepared;
   std::vector<reference::TriangleCorners> triangles;
   Point lo{}, hi{};
   double h = 0, band = 0;
-  MeshGrid<float> as_float;
   MeshGrid<double> as_double;
+  /// The run's storages in its order, each read through the audit's own decoding.
+  std::vector<std::function<double(const Node&)>> stored;
 };
 
 template <class S>
@@ -81,7 +83,7 @@ MeshGrid<S> bake_stored(const PreparedMesh& mesh, const MeshBakeSettings& settin
   return baked;
 }
 
-BakedMeshPart bake_subject(const MeshSubject& mesh, double h, double band) {
+BakedMeshPart bake_subject(const MeshSubject& mesh, double h, double band, const std::vector<Storage>& storages) {
   BakedMeshPart subject;
   subject.name = mesh.part.name;
   subject.prepared = RunContext::prepare(mesh);
@@ -101,8 +103,12 @@ BakedMeshPart bake_subject(const MeshSubject& mesh, double h, double band) {
   settings.h = h;
   settings.band = band;
   settings.threads = 1;
-  subject.as_float = bake_stored<float>(m, settings);
   subject.as_double = bake_stored<double>(m, settings);
+  for (Storage storage : storages)
+    with_storage(storage, [&]<class S>() {
+      auto baked = std::make_shared<MeshGrid<S>>(bake_stored<S>(m, settings));
+      subject.stored.emplace_back([baked](const Node& n) { return baked->nodes->value(n[0], n[1], n[2]); });
+    });
   return subject;
 }
 
@@ -145,7 +151,7 @@ struct MeshNodeDistance {
       context.mark_untrusted(*mesh);  // a node's sign is the mesh's inside, which an open mesh lacks
       units.push_back({mesh->part.name, [this, &context, mesh](Placement) {
                          context.progress().begin(std::string(id) + " bake " + mesh->part.name, 1);
-                         BakedMeshPart subject = bake_subject(*mesh, h, settings.band);
+                         BakedMeshPart subject = bake_subject(*mesh, h, settings.band, settings.storages);
                          context.progress().advance(1);
                          context.progress().end();
                          return subject;
@@ -254,9 +260,8 @@ struct MeshNodeDistance {
 
     const double core_double = subject.as_double.nodes->value(node[0], node[1], node[2]);
     const ErrorValue arithmetic = distance_error(HighPrecision(core_double), exact, h, band_width);
-    for (Storage storage : settings.storages) {
-      const double stored = storage == Storage::float32 ? subject.as_float.nodes->value(node[0], node[1], node[2])
-                                                        : core_double;
+    for (const auto& stored_value : subject.stored) {
+      const double stored = stored_value(node);
       out.by_storage.push_back({distance_error(HighPrecision(stored), exact, h, band_width), arithmetic,
                                 distance_error(HighPrecision(stored), HighPrecision(core_double), h, band_width),
                                 std::nullopt});

@@ -159,10 +159,10 @@ std::size_t most_far_bricks(const Input& in) {
 
 struct BrickOutcome {
   std::array<std::int64_t, 3> brick{};
-  std::array<std::string, 2> core;  ///< by Storage: "inside" / "outside"
+  std::array<std::string, kAllStorages.size()> core;  ///< by Storage: "inside" / "outside"
   std::string exact;
   double margin_ulps = 0;
-  std::array<ErrorValue, 2> error;  ///< by Storage: stored value vs exact -+band h
+  std::array<ErrorValue, kAllStorages.size()> error;  ///< by Storage: stored value vs exact -+band h
 };
 
 struct Outcome {
@@ -239,7 +239,7 @@ void read_core(const PreparedMesh& prepared, std::vector<BrickOutcome>& bricks, 
   }
 }
 
-Outcome measure(const Input& in, bool want_float, bool want_double) {
+Outcome measure(const Input& in, const std::vector<Storage>& storages) {
   Outcome out;
   const double bake_h = in.h;
   PreparedMesh prepared;
@@ -298,8 +298,8 @@ Outcome measure(const Input& in, bool want_float, bool want_double) {
         out.bricks.push_back(std::move(b));
       }
     }
-  if (want_float) read_core<float>(prepared, out.bricks, bake_h);
-  if (want_double) read_core<double>(prepared, out.bricks, bake_h);
+  for (Storage storage : storages)
+    with_storage(storage, [&]<class S>() { read_core<S>(prepared, out.bricks, bake_h); });
   return out;
 }
 
@@ -315,9 +315,9 @@ std::string corners_text(const TriangleMesh& mesh) {
 
 std::vector<CalculationResult> run(RunContext& context) {
   const RunSettings& settings = context.settings();
-  const bool want_float = context.wants(Storage::float32), want_double = context.wants(Storage::float64);
-  std::array<CalculationResult, 2> results;
-  std::array<nlohmann::json, 2> tables{nlohmann::json::array(), nlohmann::json::array()};
+  std::array<CalculationResult, kAllStorages.size()> results;
+  std::array<nlohmann::json, kAllStorages.size()> tables;
+  tables.fill(nlohmann::json::array());
   const char* what =
       "per far brick (centre more than band + 3.5 sqrt(3) + 1 voxels from every triangle): inside or outside as "
       "the bake marked it (by parity along +x) vs the exact side of the brick's centre (exact parity of a "
@@ -340,7 +340,7 @@ std::vector<CalculationResult> run(RunContext& context) {
       units.emplace_back(&stratum, mesh);
     }
   }
-  std::array<std::size_t, 2> part_meshes{}, part_refused{};
+  std::array<std::size_t, kAllStorages.size()> part_meshes{}, part_refused{};
   for (const auto& unit : units) {
     const StratumSpec& stratum = *unit.first;
     const MeshSubject* const mesh = unit.second;  // a name of its own: lambdas capture it (clang 14)
@@ -355,7 +355,7 @@ std::vector<CalculationResult> run(RunContext& context) {
                              range.size());
     parallel_for(range.size(), context.threads(), context.progress(), [&](std::size_t k) {
       inputs[k] = draw(range.first + k);
-      outcomes[k] = measure(inputs[k], want_float, want_double);
+      outcomes[k] = measure(inputs[k], settings.storages);
     });
     context.progress().end();
     // Every shard bounds the single run's adds of this unit from all its meshes (drawing them is cheap).
@@ -429,7 +429,7 @@ std::vector<ReplayValue> replay(RunContext& context, const ReplayRequest& reques
   const Input in = stratum.kind == Stratum::parts
                        ? part_input(context.mesh_part_named(request.input.part), context.settings().h)
                        : generate_input(stratum.kind, stratum.name, request.input.seed, request.input.index);
-  const Outcome o = measure(in, request.storage == Storage::float32, request.storage == Storage::float64);
+  const Outcome o = measure(in, {request.storage});
   const std::string& brick = replay_text(request, "brick");
   const auto s = static_cast<std::size_t>(request.storage);
   for (const BrickOutcome& b : o.bricks)

@@ -23,10 +23,10 @@ BakedPart baked_part(RunContext& context, PartSubject& part, Placement where, bo
   baked.part = &part;
   baked.exact = &part.shape(where);
   for (Storage storage : settings.storages)
-    with_storage_scalar(storage, [&]<class S>() {
+    with_storage(storage, [&]<class S>() {
       const Grid<S>& grid = part.grid<S>(where);
-      baked.storages.emplace_back(
-          StoredGrid<S>{part.is_formula() ? &part.field<S>(where) : nullptr, &grid, reference::StoredNodes<S>(grid)});
+      baked.storages.emplace_back(StoredGrid<S>{part.is_formula() ? &part.field<FieldScalarOf<S>>(where) : nullptr,
+                                                &grid, reference::StoredNodes<S>(grid)});
       baked.box = part.draw_box<S>(where);
     });
   if (!part.is_formula() && with_mesh_doubles) baked.mesh_doubles.emplace(part.grid<double>(where));

@@ -50,6 +50,7 @@
 #include "distgrid/audit/reference/stored_nodes.hpp"
 #include "distgrid/audit/report.hpp"
 #include "distgrid/audit/run.hpp"
+#include "distgrid/bake.hpp"
 #include "distgrid/box.hpp"
 #include "distgrid/error.hpp"
 #include "distgrid/field.hpp"
@@ -107,15 +108,18 @@ struct Sample {
   typename Calc::Outcome outcome{};
 };
 
-/// A stored grid of one storage: its formula as stored in S (nullptr for a
-/// mesh part), the grid and the audit's own reader of its node values.
+/// A stored grid of one storage: the formula it was baked from, in the number
+/// type the core bakes S from (nullptr for a mesh part), the grid and the
+/// audit's own reader of its node values.
 template <class S>
 struct StoredGrid {
-  const Field<S>* field = nullptr;
+  using StorageType = S;
+  const Field<FieldScalarOf<S>>* field = nullptr;
   const Grid<S>* grid = nullptr;
   reference::StoredNodes<S> nodes;
 };
-using AnyStoredGrid = std::variant<StoredGrid<float>, StoredGrid<double>>;
+using AnyStoredGrid =
+    std::variant<StoredGrid<float>, StoredGrid<double>, StoredGrid<Half>, StoredGrid<Q16>, StoredGrid<Q8>>;
 
 /// A grid part at one placement as the run baked it.
 struct BakedPart {

@@ -12,16 +12,21 @@ std::string_view precision_name(PrecisionClass c) noexcept {
     case PrecisionClass::exact: return "exact";
     case PrecisionClass::bits64: return "64-bit";
     case PrecisionClass::bits32_in_part: return "32-bit in part";
+    case PrecisionClass::bits16_in_part: return "16-bit in part";
+    case PrecisionClass::bits8_in_part: return "8-bit in part";
     case PrecisionClass::inexact: return "inexact";
   }
   return "inexact";
 }
 
-PrecisionClass measured_class(double max_ulps, std::uint64_t mismatches, PrecisionClass declared) noexcept {
+PrecisionClass measured_class(double max_ulps, std::uint64_t mismatches, PrecisionClass declared,
+                              int storage_bits) noexcept {
   if (mismatches > 0) return PrecisionClass::inexact;
   if (max_ulps == 0) return PrecisionClass::exact;
   if (declared == PrecisionClass::exact) return PrecisionClass::inexact;
-  return max_ulps <= kSixtyFourBitMaxUlps ? PrecisionClass::bits64 : PrecisionClass::bits32_in_part;
+  if (max_ulps <= kSixtyFourBitMaxUlps) return PrecisionClass::bits64;
+  if (storage_bits <= 8) return PrecisionClass::bits8_in_part;
+  return storage_bits <= 16 ? PrecisionClass::bits16_in_part : PrecisionClass::bits32_in_part;
 }
 
 void CalculationResult::begin_unit(std::uint64_t run_inputs) noexcept {

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "distgrid/audit/report.hpp"
+#include "distgrid/audit/storage.hpp"
 #include "distgrid/error.hpp"
 
 namespace distgrid::audit {
@@ -69,8 +70,8 @@ std::vector<Budget> load_budgets(const std::string& path) {
     Budget budget{b["id"], b["storage"], b["metric"], 0, b["why"]};
     if (b["max"].is_number()) budget.max = b["max"].get<double>();
     else budget.model = b["max"].get<std::string>();
-    if (budget.storage != "float" && budget.storage != "double")
-      bad_budget(path, n, "\"storage\" must be \"float\" or \"double\"");
+    if (!parse_storage(budget.storage))
+      bad_budget(path, n, "\"storage\" must be \"float\", \"double\", \"half\", \"q16\" or \"q8\"");
     json::json_pointer pointer;
     try {
       pointer = json::json_pointer(budget.metric);
@@ -113,9 +114,7 @@ std::vector<Budget> load_budgets(const std::string& path) {
 ModelNames model_names(const json& settings, const json& entry) {
   ModelNames names;
   names["u64"] = 0x1p-53;
-  const std::string storage = entry.is_object() ? entry.value("storage", "") : "";
-  if (storage == "float") names["u"] = 0x1p-24;
-  if (storage == "double") names["u"] = 0x1p-53;
+  const std::optional<Storage> storage = parse_storage(entry.is_object() ? entry.value("storage", "") : "");
   if (settings.is_object()) {
     const auto number = [&](const char* key, const char* name) {
       if (settings.contains(key) && settings[key].is_number()) names[name] = settings[key].get<double>();
@@ -133,6 +132,8 @@ ModelNames model_names(const json& settings, const json& entry) {
   // the band, (2 reach)^3. From the settings, so every shard of a split run
   // evaluates the same budget.
   if (names.contains("reach")) names["n"] = std::pow(2 * names["reach"], 3);
+  if (storage && names.contains("h") && names.contains("band"))
+    names["u"] = storage_unit_roundoff(*storage, names["band"] * names["h"]);
   return names;
 }
 

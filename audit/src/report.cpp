@@ -136,7 +136,10 @@ void put_measured(json& entry, PrecisionClass declared, std::size_t non_finite, 
     entry["measured_null_reason"] = "no inputs";
   } else {
     entry.erase("measured_null_reason");
-    entry["measured"] = precision_name(measured_class(max_ulps.value_or(0), mismatches, declared));
+    // The narrowest numbers a node went through: the storage's, where narrower than float.
+    const std::string storage = entry.value("storage", "");
+    const int bits = storage == "q8" ? 8 : (storage == "half" || storage == "q16") ? 16 : 32;
+    entry["measured"] = precision_name(measured_class(max_ulps.value_or(0), mismatches, declared, bits));
   }
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <system_error>
 #include <thread>
+#include <tuple>
 #include <utility>
 
 #include "distgrid/audit/calculation.hpp"
@@ -31,8 +32,9 @@ struct PartSubject::Baked {
   std::optional<PreparedMesh> mesh;    // a mesh part's mesh at this placement, prepared for the bake
   std::optional<Field<float>> field_float;
   std::optional<Field<double>> field_double;
-  std::optional<Grid<float>> grid_float;
-  std::optional<Grid<double>> grid_double;
+  std::tuple<std::optional<Grid<float>>, std::optional<Grid<double>>, std::optional<Grid<Half>>,
+             std::optional<Grid<Q16>>, std::optional<Grid<Q8>>>
+      grids;
   std::unique_ptr<reference::ExactShape> shape;
 };
 
@@ -46,8 +48,7 @@ std::optional<Field<S>>& field_slot(auto& baked) {
 
 template <class S>
 std::optional<Grid<S>>& grid_slot(auto& baked) {
-  if constexpr (sizeof(S) == 4) return baked.grid_float;
-  else return baked.grid_double;
+  return std::get<std::optional<Grid<S>>>(baked.grids);
 }
 
 /// Whether f of this spec is the Euclidean signed distance itself (so |f(v)| is
@@ -125,7 +126,7 @@ Grid<S> PartSubject::bake_in(Placement where, double h) {
     settings.h = h;
     settings.band = band_;
     settings.threads = threads_;
-    return bake(field<S>(where), settings);
+    return bake<S>(field<FieldScalarOf<S>>(where), settings);
   }
   Baked& b = *baked_[static_cast<int>(where)];
   if (!b.mesh) {
@@ -246,12 +247,16 @@ const VolumeReference& PartSubject::volume_reference() {
 
 template const Field<float>& PartSubject::field<float>(Placement);
 template const Field<double>& PartSubject::field<double>(Placement);
-template const Grid<float>& PartSubject::grid<float>(Placement);
-template const Grid<double>& PartSubject::grid<double>(Placement);
-template Grid<float> PartSubject::bake_at<float>(double);
-template Grid<double> PartSubject::bake_at<double>(double);
-template Box PartSubject::draw_box<float>(Placement);
-template Box PartSubject::draw_box<double>(Placement);
+#define DISTGRID_AUDIT_PART_STORAGE(S)                               \
+  template const Grid<S>& PartSubject::grid<S>(Placement);           \
+  template Grid<S> PartSubject::bake_at<S>(double);                  \
+  template Box PartSubject::draw_box<S>(Placement);
+DISTGRID_AUDIT_PART_STORAGE(float)
+DISTGRID_AUDIT_PART_STORAGE(double)
+DISTGRID_AUDIT_PART_STORAGE(Half)
+DISTGRID_AUDIT_PART_STORAGE(Q16)
+DISTGRID_AUDIT_PART_STORAGE(Q8)
+#undef DISTGRID_AUDIT_PART_STORAGE
 
 RunContext::RunContext(const RunSettings& settings, Progress& progress)
     : settings_(settings),

@@ -42,6 +42,8 @@ def main(argv):
     # (arguments, error code, words the message must hold); exit 1 unless the command is compare.
     rows = [
         (["run", "--storage", "floot"], "badarg", ["--storage", "'floot'"]),
+        (["run", "--storage", "half,q9"], "badarg", ["--storage", "'q9'", "q8"]),
+        (["run", "--storage", "q8,half,q8"], "badarg", ["--storage", "q8 twice"]),
         (["run", "--h", "0"], "badarg", ["--h", "'0'"]),
         (["run", "--h", "-1"], "badarg", ["--h", "'-1'"]),
         (["run", "--h", "nan"], "badarg", ["--h", "'nan'"]),

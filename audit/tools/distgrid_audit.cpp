@@ -95,7 +95,9 @@ a bad option value included).
 
 constexpr const char* kRunHelp = R"(usage: distgrid-audit run --out FILE [options]
 
-  --storage float|double|both  brick storage to audit (default both)
+  --storage LIST     brick storages to audit: a comma-separated list of float,
+                     double, half, q16, q8, or both (float,double, the
+                     default) or all (the five)
   --quick            a quick audit: 1000 inputs per generator and part, the
                      first inputs of a default run (CTest gates it)
   --only IDS         calculation ids, comma-separated (default: all of them)
@@ -185,7 +187,8 @@ report fails with badfile. The page is written to a temporary file, then renamed
 )";
 constexpr const char* kReplayHelp = R"(usage: distgrid-audit replay REPORT.json --calc ID [options]
 
-  --storage float|double  the entry to replay (default: the report's first for ID)
+  --storage S             the entry to replay: float, double, half, q16 or q8
+                          (default: the report's first for ID)
   --rank N                the N-th worst kept input (default 1)
   --error Q               error (default), arithmetic, storage, method, or a
                           decision's name (its closest inputs)
@@ -224,12 +227,27 @@ void check_calculation_id(const std::string& option, const std::string& id) {
     unknown_value(option, id, "calculation", calculation_ids(), "'distgrid-audit list --ids' names them");
 }
 
-/// A storage given with --storage: float or double, or also both where `both` is allowed.
-std::vector<audit::Storage> storage_value(const std::string& text, bool both) {
-  if (both && text == "both") return {audit::Storage::float32, audit::Storage::float64};
-  if (auto s = audit::parse_storage(text)) return {*s};
-  throw Error(ErrorCode::badarg, "--storage expects float" + std::string(both ? ", double or both" : " or double") +
-                                     ", got '" + text + "'");
+std::vector<std::string> split_list(const std::string& text, char separator);
+
+/// The storages given with --storage: one name, or where `many` a comma-separated
+/// list of names, `both` (float and double) or `all` (the five); each once.
+std::vector<audit::Storage> storage_value(const std::string& text, bool many) {
+  std::vector<std::string> names;
+  for (audit::Storage s : audit::kAllStorages) names.emplace_back(audit::storage_name(s));
+  if (many && text == "both") return {audit::Storage::float32, audit::Storage::float64};
+  if (many && text == "all") return {audit::kAllStorages.begin(), audit::kAllStorages.end()};
+  std::vector<audit::Storage> storages;
+  for (const std::string& name : many ? split_list(text, ',') : std::vector<std::string>{text}) {
+    const std::optional<audit::Storage> s = audit::parse_storage(name);
+    if (!s)
+      unknown_value("--storage", name, "storage", names,
+                    many ? "give float, double, half, q16 or q8, a comma-separated list of them, both or all"
+                         : "give one of float, double, half, q16 and q8");
+    if (std::find(storages.begin(), storages.end(), *s) != storages.end())
+      throw Error(ErrorCode::badarg, "--storage names " + name + " twice");
+    storages.push_back(*s);
+  }
+  return storages;
 }
 
 std::vector<std::string> split_list(const std::string& text, char separator) {

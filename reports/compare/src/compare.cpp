@@ -58,7 +58,7 @@ int verdict_rank(const std::string& kind, const std::string& value) {
       {"claim", {"verified", "inconclusive", "refuted"}},
       {"gate", {"pass", "no budget", "fail"}},
       {"report gate", {"pass", "fail"}},
-      {"measured class", {"exact", "64-bit", "32-bit in part", "inexact", "null"}}};
+      {"measured class", {"exact", "64-bit", "32-bit in part", "16-bit in part", "8-bit in part", "inexact", "null"}}};
   const auto order = kOrders.find(kind);
   if (order == kOrders.end()) return -1;
   const auto at = std::find(order->second.begin(), order->second.end(), value);

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <map>
 #include <set>
+#include <utility>
 #include <vector>
 
 #include "distgrid/error.hpp"
@@ -113,8 +114,8 @@ bool is_finding(const json& entry) {
 
 /// Precision classes from most to least precise; -1 for an unknown name.
 int precision_rank(const std::string& name) {
-  constexpr const char* kOrder[] = {"exact", "64-bit", "32-bit in part", "inexact"};
-  for (int n = 0; n < 4; ++n)
+  constexpr const char* kOrder[] = {"exact", "64-bit", "32-bit in part", "16-bit in part", "8-bit in part", "inexact"};
+  for (int n = 0; n < 6; ++n)
     if (name == kOrder[n]) return n;
   return -1;
 }
@@ -371,12 +372,17 @@ class PageWriter {
     for (const json& st : array_of(settings(), "storage")) {
       if (!st.is_string()) continue;
       const std::string storage = st.get<std::string>();
-      // A value of magnitude at most band*h rounds by at most half an ulp of band*h: 2^-24 (float), 2^-53 (double) of it.
-      const double unit_roundoff = storage == "float" ? std::ldexp(1.0, -24) : std::ldexp(1.0, -53);
-      const std::string bound =
-          band ? number_text(*band * unit_roundoff) + " h (band &times; 2<sup>" + (storage == "float" ? "-24" : "-53") +
-                     "</sup>)"
-               : "band not stated";
+      // A value of magnitude at most band*h rounds by at most half an ulp of band*h: 2^-24 (float), 2^-53
+      // (double), 2^-11 (half, above its subnormals) of it; a linear code by half its brick's step, at most
+      // band*h / C for the largest code C.
+      const auto [unit_roundoff, factor] =
+          storage == "float" ? std::pair{std::ldexp(1.0, -24), std::string("2<sup>-24</sup>")}
+          : storage == "half" ? std::pair{std::ldexp(1.0, -11), std::string("2<sup>-11</sup>, above binary16's subnormals")}
+          : storage == "q16"  ? std::pair{1.0 / 65535, std::string("1/65535")}
+          : storage == "q8"   ? std::pair{1.0 / 255, std::string("1/255")}
+                              : std::pair{std::ldexp(1.0, -53), std::string("2<sup>-53</sup>")};
+      const std::string bound = band ? number_text(*band * unit_roundoff) + " h (band &times; " + factor + ")"
+                                     : "band not stated";
       const auto cell = [&](std::string_view kind) {
         const auto [value, id] = largest(storage, kind, "h");
         if (!value) return std::string("&mdash;");

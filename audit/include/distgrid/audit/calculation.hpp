@@ -24,9 +24,9 @@ class RunContext;
 
 /// Precision classes of the policy page, plus `inexact` for a calculation that
 /// should be exact and was measured not to be.
-enum class PrecisionClass { exact, bits64, bits32_in_part, inexact };
+enum class PrecisionClass { exact, bits64, bits32_in_part, bits16_in_part, bits8_in_part, inexact };
 
-/// "exact", "64-bit", "32-bit in part", "inexact".
+/// "exact", "64-bit", "32-bit in part", "16-bit in part", "8-bit in part", "inexact".
 std::string_view precision_name(PrecisionClass c) noexcept;
 
 /// Largest error, in ulps of double (error_in_ulps), that still counts as 64-bit:
@@ -38,8 +38,11 @@ std::string_view precision_name(PrecisionClass c) noexcept;
 inline constexpr double kSixtyFourBitMaxUlps = 1024;
 
 /// Measured class: exact when no input erred, inexact when an exact calculation
-/// mismatched, 64-bit up to kSixtyFourBitMaxUlps, else 32-bit in part.
-PrecisionClass measured_class(double max_ulps, std::uint64_t mismatches, PrecisionClass declared) noexcept;
+/// mismatched, 64-bit up to kSixtyFourBitMaxUlps, else the class of the narrowest
+/// numbers the values went through: 32-bit in part for float and double bricks
+/// (float in the chain), 16-bit for half and q16, 8-bit for q8 (`storage_bits`).
+PrecisionClass measured_class(double max_ulps, std::uint64_t mismatches, PrecisionClass declared,
+                              int storage_bits = 32) noexcept;
 
 /// A function definition in our sources; the report resolves its line range.
 struct SourceRef {

@@ -1,8 +1,12 @@
 #pragma once
 // Node values exactly as a grid stores them, looked up without core's own
-// lookup (Grid::node, brick_of, BrickIndex): the grid's key lists are decoded
-// with the reference decoding into the audit's own map.
+// lookup (Grid::node, brick_of, BrickIndex) nor its decoding (Storage<S>::decode):
+// the grid's key lists are decoded with the reference decoding into the audit's
+// own map, and each code with reference_decode.
+#include <algorithm>
 #include <array>
+#include <cmath>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <unordered_map>
@@ -11,6 +15,54 @@
 #include "distgrid/grid.hpp"
 
 namespace distgrid::audit::reference {
+
+/// The value of a stored code, decoded here rather than by the core's decode:
+/// float and double converted exactly; binary16 bits taken apart into sign,
+/// exponent and significand and put together with ldexp; a linear code as
+/// offset + code * step rounded once (fma), which the encoding makes exact.
+inline double reference_decode(float code, DirectBrick) noexcept { return static_cast<double>(code); }
+inline double reference_decode(double code, DirectBrick) noexcept { return code; }
+inline double reference_decode(Binary16 code, DirectBrick) noexcept {
+  const int exponent = (code.bits >> 10) & 0x1F;
+  const int significand = code.bits & 0x3FF;
+  const double magnitude = exponent == 0 ? std::ldexp(significand, -24)
+                                         : std::ldexp(1024 + significand, exponent - 25);
+  return (code.bits & 0x8000u) != 0 ? -magnitude : magnitude;
+}
+template <std::unsigned_integral Code>
+double reference_decode(Code code, const LinearBrick& brick) noexcept {
+  return std::fma(static_cast<double>(code), brick.step, brick.offset);
+}
+
+/// Half the spacing of a binary floating-point format with `digits` significand
+/// bits and smallest normal 2^min_exponent around |stored| (frexp's exponent).
+inline double half_spacing(double stored, int digits, int min_exponent) noexcept {
+  int e = min_exponent + 1;  // 0 rounds from within the smallest spacing
+  if (stored != 0) (void)std::frexp(stored, &e);  // |stored| in [2^(e-1), 2^e)
+  return std::ldexp(0.5, std::max(e - 1, min_exponent) - digits + 1);
+}
+
+/// The most a node stored as `code` may differ from the value it was rounded
+/// from, as the encodings promise it: half the spacing of float or binary16 at
+/// the stored value (correct rounding), nothing for double (the reference
+/// itself), half the brick's step for the linear codes.
+inline double reference_node_bound(float code, DirectBrick) noexcept {
+  return half_spacing(static_cast<double>(code), 24, -126);
+}
+inline double reference_node_bound(double, DirectBrick) noexcept { return 0; }
+inline double reference_node_bound(Binary16 code, DirectBrick brick) noexcept {
+  return half_spacing(reference_decode(code, brick), 11, -14);
+}
+template <std::unsigned_integral Code>
+double reference_node_bound(Code, const LinearBrick& brick) noexcept {
+  return brick.step / 2;
+}
+
+/// Node n of stored brick `slot` of the grid, decoded by reference_decode.
+template <class S>
+double stored_node_value(const Grid<S>& grid, std::size_t slot, std::size_t n) noexcept {
+  return reference_decode(grid.brick_codes(slot)[n], grid.brick_parameters(slot));
+}
 
 template <class S>
 class StoredNodes {
@@ -22,22 +74,25 @@ class StoredNodes {
     const auto& keys = grid.stored_keys();
     bricks_.reserve(keys.size() + grid.inside_keys().size());
     for (std::size_t slot = 0; slot < keys.size(); ++slot)
-      bricks_.emplace(brick_of_stored_key(keys[slot]), grid.brick_values(slot));
-    for (std::int64_t key : grid.inside_keys()) bricks_.emplace(brick_of_stored_key(key), nullptr);
+      bricks_.emplace(brick_of_stored_key(keys[slot]), Stored{grid.brick_codes(slot), grid.brick_parameters(slot)});
+    for (std::int64_t key : grid.inside_keys()) bricks_.emplace(brick_of_stored_key(key), Stored{});
   }
 
-  /// Value of node (i, j, k), the stored S converted exactly to double.
+  /// Value of node (i, j, k): its stored code decoded exactly to double.
   double value(std::int64_t i, std::int64_t j, std::int64_t k) const {
     const BrickTriple b{brick_of_node_exact(i), brick_of_node_exact(j), brick_of_node_exact(k)};
     const auto it = bricks_.find(b);
     if (it == bricks_.end()) return band_width_;
-    if (it->second == nullptr) return -band_width_;
+    if (it->second.codes == nullptr) return -band_width_;
     const std::int64_t n = (i - 8 * b[0]) + 8 * (j - 8 * b[1]) + 64 * (k - 8 * b[2]);
-    return static_cast<double>(it->second[n]);
+    return reference_decode(it->second.codes[n], it->second.brick);
   }
 
-
  private:
+  struct Stored {
+    const typename distgrid::Storage<S>::Code* codes = nullptr;  // nullptr: an inside brick
+    typename distgrid::Storage<S>::Brick brick{};
+  };
   struct TripleHash {
     std::size_t operator()(const BrickTriple& b) const noexcept {
       std::uint64_t h = 0;
@@ -46,7 +101,7 @@ class StoredNodes {
     }
   };
   double band_width_;
-  std::unordered_map<BrickTriple, const S*, TripleHash> bricks_;
+  std::unordered_map<BrickTriple, Stored, TripleHash> bricks_;
 };
 
 }  // namespace distgrid::audit::reference

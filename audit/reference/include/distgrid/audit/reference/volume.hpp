@@ -10,6 +10,7 @@
 
 #include "distgrid/audit/high_precision.hpp"
 #include "distgrid/audit/reference/brick_key.hpp"
+#include "distgrid/audit/reference/stored_nodes.hpp"
 #include "distgrid/grid.hpp"
 
 namespace distgrid::audit::reference {
@@ -31,11 +32,11 @@ HighPrecision brick_shares(const BrickTriple& b, double h, NodeValue&& value) {
   return sum;
 }
 
-/// Sum of the shares of a stored brick's 512 values (S converted exactly).
+/// Sum of the shares of the 512 values of stored brick `slot`, each decoded exactly.
 template <class S>
-HighPrecision stored_brick_shares(const S* values, double h) {
+HighPrecision stored_brick_shares(const Grid<S>& grid, std::size_t slot) {
   HighPrecision sum = 0;
-  for (int n = 0; n < 512; ++n) sum += voxel_share(HighPrecision(values[n]), h);
+  for (std::size_t n = 0; n < 512; ++n) sum += voxel_share(HighPrecision(stored_node_value(grid, slot, n)), grid.h());
   return sum;
 }
 
@@ -54,7 +55,7 @@ template <class S>
 HighPrecision volume_from_stored(const Grid<S>& grid) {
   std::vector<HighPrecision> sums;
   for (std::size_t slot = 0; slot < grid.stored_keys().size(); ++slot)
-    sums.push_back(stored_brick_shares(grid.brick_values(slot), grid.h()));
+    sums.push_back(stored_brick_shares(grid, slot));
   return volume_from_shares(sums, grid.inside_keys().size(), grid.h());
 }
 
