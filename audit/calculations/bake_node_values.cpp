@@ -228,13 +228,15 @@ struct BakeNodeValues : OnBakedParts {
             if (ratio > largest || (worst.is_null() && ratio >= largest)) {
               largest = ratio;
               const reference::BrickTriple b = reference::brick_of_stored_key(grid.stored_keys()[slot]);
-              worst = {{"part", part.part().name},
-                       {"i", 8 * b[0] + static_cast<std::int64_t>(n % 8)},
-                       {"j", 8 * b[1] + static_cast<std::int64_t>(n / 8 % 8)},
-                       {"k", 8 * b[2] + static_cast<std::int64_t>(n / 64)},
-                       {"stored", hex_float(stored)},
-                       {"rounded_from", hex_float(rounded_from[n])},
-                       {"bound", hex_float(bound)}};
+              // Set key by key: clang 14 leaks what assigning a braced list to a json held before.
+              worst = nlohmann::json::object();
+              worst["part"] = part.part().name;
+              worst["i"] = 8 * b[0] + static_cast<std::int64_t>(n % 8);
+              worst["j"] = 8 * b[1] + static_cast<std::int64_t>(n / 8 % 8);
+              worst["k"] = 8 * b[2] + static_cast<std::int64_t>(n / 64);
+              worst["stored"] = hex_float(stored);
+              worst["rounded_from"] = hex_float(rounded_from[n]);
+              worst["bound"] = hex_float(bound);
             }
           }
         }
