@@ -3,6 +3,7 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <type_traits>
 #include <string>
 #include <vector>
 
@@ -106,8 +107,13 @@ BakedMeshPart bake_subject(const MeshSubject& mesh, double h, double band, const
   subject.as_double = bake_stored<double>(m, settings);
   for (Storage storage : storages)
     with_storage(storage, [&]<class S>() {
-      auto baked = std::make_shared<MeshGrid<S>>(bake_stored<S>(m, settings));
-      subject.stored.emplace_back([baked](const Node& n) { return baked->nodes->value(n[0], n[1], n[2]); });
+      if constexpr (std::is_same_v<S, double>) {  // the grid baked above (its nodes move with the subject)
+        const reference::StoredNodes<double>* nodes = subject.as_double.nodes.get();
+        subject.stored.emplace_back([nodes](const Node& n) { return nodes->value(n[0], n[1], n[2]); });
+      } else {
+        auto baked = std::make_shared<MeshGrid<S>>(bake_stored<S>(m, settings));
+        subject.stored.emplace_back([baked](const Node& n) { return baked->nodes->value(n[0], n[1], n[2]); });
+      }
     });
   return subject;
 }

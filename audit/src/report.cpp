@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "build_info.hpp"
+#include "distgrid/audit/storage.hpp"
 #include "distgrid/error.hpp"
 #include "distgrid/file_io.hpp"
 #include "distgrid/json_text.hpp"
@@ -136,10 +137,9 @@ void put_measured(json& entry, PrecisionClass declared, std::size_t non_finite, 
     entry["measured_null_reason"] = "no inputs";
   } else {
     entry.erase("measured_null_reason");
-    // The narrowest numbers a node went through: the storage's, where narrower than float.
-    const std::string storage = entry.value("storage", "");
-    const int bits = storage == "q8" ? 8 : (storage == "half" || storage == "q16") ? 16 : 32;
-    entry["measured"] = precision_name(measured_class(max_ulps.value_or(0), mismatches, declared, bits));
+    const std::optional<Storage> storage = parse_storage(entry.value("storage", ""));
+    entry["measured"] = precision_name(
+        measured_class(max_ulps.value_or(0), mismatches, declared, storage ? narrowest_bits(*storage) : 32));
   }
 }
 

@@ -52,6 +52,12 @@ constexpr std::optional<Storage> parse_storage(std::string_view name) noexcept {
   return std::nullopt;
 }
 
+/// The bits of the narrowest numbers a node of S goes through: 32 for float and
+/// double bricks (their chain holds a float), 16 for half and q16, 8 for q8.
+constexpr int narrowest_bits(Storage s) noexcept {
+  return s == Storage::q8 ? 8 : (s == Storage::half || s == Storage::q16) ? 16 : 32;
+}
+
 /// The largest error of a stored node relative to band h: u for the bound
 /// |stored - exact| <= u band h that every node of a grid in S keeps (the
 /// budgets' `u`), with band_width = band h:
