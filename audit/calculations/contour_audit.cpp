@@ -5,10 +5,13 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 #include <nlohmann/json.hpp>
 #include "distgrid/audit/high_precision.hpp"
@@ -191,9 +194,46 @@ std::vector<Site> sites_near(const std::array<double, 3>& p, double h, Mesher me
 
 namespace {
 
-/// Runs the core mesher and matches its vertices to the crossing sites: first
-/// the vertices with one crossing site among their candidates, then the rest to
-/// their first untaken crossing candidate.
+/// Where the audit expects the vertex of a crossing site, in world units and
+/// double arithmetic, from the stored values by the definitions in
+/// contour_vertex.hpp: only to tell apart the sites a core vertex may belong to.
+template <class S>
+std::array<double, 3> expected_vertex(const Site& site, const reference::StoredNodes<S>& nodes, double h) {
+  const auto value = [&](int corner) {
+    return nodes.value(site.node[0] + (corner & 1), site.node[1] + ((corner >> 1) & 1),
+                       site.node[2] + ((corner >> 2) & 1));
+  };
+  std::array<double, 3> local{};
+  if (site.axis >= 0) {
+    const double lower = value(0), upper = value(1 << site.axis);
+    local[static_cast<std::size_t>(site.axis)] = lower / (lower - upper);
+  } else {
+    std::array<double, 8> d{};
+    for (int c = 0; c < 8; ++c) d[static_cast<std::size_t>(c)] = value(c);
+    const unsigned edges = reference::crossing_edges(reference::inside_pattern(d));
+    int count = 0;
+    for (unsigned e = 0; e < 12; ++e) {
+      if (((edges >> e) & 1u) == 0) continue;
+      const reference::CellEdge& edge = reference::kCellEdges[e];
+      const double lower = d[static_cast<std::size_t>(edge.lower)], upper = d[static_cast<std::size_t>(edge.upper)];
+      for (int a = 0; a < 3; ++a)
+        local[static_cast<std::size_t>(a)] += a == edge.axis ? lower / (lower - upper) : (edge.lower >> a) & 1;
+      ++count;
+    }
+    for (double& x : local) x /= count;
+  }
+  std::array<double, 3> world{};
+  for (std::size_t a = 0; a < 3; ++a) world[a] = (static_cast<double>(site.node[a]) + local[a]) * h;
+  return world;
+}
+
+/// Runs the core mesher and matches its vertices to the crossing sites. A
+/// vertex may belong to any crossing site around its position (several where
+/// it lies on a cell face or a node); where such sets overlap — a node whose
+/// stored value is zero puts the vertices of several sites on the same point —
+/// the pairs are matched nearest first: each (vertex, site) pair in order of
+/// the distance from the vertex to the site's expected vertex (ties by vertex,
+/// then site), kept when both are still free.
 template <class S>
 Prepared prepare(const Grid<S>& grid, const reference::StoredNodes<S>& nodes, Mesher mesher, unsigned threads,
                  Progress& progress, const std::string& label) {
@@ -207,37 +247,45 @@ Prepared prepare(const Grid<S>& grid, const reference::StoredNodes<S>& nodes, Me
     if (out.candidates[n].crossing) crossing_index.emplace(site_key(out.candidates[n].site), n);
   out.vertex_of.assign(out.candidates.size(), -1);
   const auto& positions = out.core.mesh.positions;
-  std::vector<std::vector<std::size_t>> options_of(positions.size());
+  struct Pair {
+    double distance;
+    std::size_t vertex, candidate;
+  };
+  std::vector<Pair> pairs;
+  std::vector<bool> vertex_taken(positions.size(), false);
   for (std::size_t v = 0; v < positions.size(); ++v) {
     const std::vector<Site> sites = sites_near(positions[v], grid.h(), mesher);
     if (sites.empty()) {
       ++out.centre_vertices;
+      vertex_taken[v] = true;
       continue;
     }
-    for (const Site& s : sites)
-      if (auto it = crossing_index.find(site_key(s)); it != crossing_index.end()) options_of[v].push_back(it->second);
-    if (options_of[v].empty()) out.unmatched_core.push_back(v);
-  }
-  std::vector<std::size_t> later;
-  for (std::size_t v = 0; v < positions.size(); ++v) {
-    if (options_of[v].size() != 1) {
-      if (options_of[v].size() > 1) later.push_back(v);
-      continue;
+    std::size_t options_found = 0;
+    for (const Site& s : sites) {
+      const auto it = crossing_index.find(site_key(s));
+      if (it == crossing_index.end()) continue;
+      const std::array<double, 3> expected = expected_vertex(s, nodes, grid.h());
+      double distance = 0;
+      for (std::size_t a = 0; a < 3; ++a) distance = std::hypot(distance, positions[v][a] - expected[a]);
+      // A non-finite vertex (a broken mesher) is matched last, and still measured.
+      pairs.push_back({std::isnan(distance) ? HUGE_VAL : distance, v, it->second});
+      ++options_found;
     }
-    std::int64_t& slot = out.vertex_of[options_of[v][0]];
-    if (slot >= 0) out.unmatched_core.push_back(v);
-    else slot = static_cast<std::int64_t>(v);
+    if (options_found == 0) {
+      out.unmatched_core.push_back(v);
+      vertex_taken[v] = true;
+    }
   }
-  for (std::size_t v : later) {
-    bool placed = false;
-    for (std::size_t c : options_of[v])
-      if (out.vertex_of[c] < 0) {
-        out.vertex_of[c] = static_cast<std::int64_t>(v);
-        placed = true;
-        break;
-      }
-    if (!placed) out.unmatched_core.push_back(v);
-  }
+  std::sort(pairs.begin(), pairs.end(), [](const Pair& a, const Pair& b) {
+    return std::tie(a.distance, a.vertex, a.candidate) < std::tie(b.distance, b.vertex, b.candidate);
+  });
+  for (const Pair& p : pairs)
+    if (!vertex_taken[p.vertex] && out.vertex_of[p.candidate] < 0) {
+      out.vertex_of[p.candidate] = static_cast<std::int64_t>(p.vertex);
+      vertex_taken[p.vertex] = true;
+    }
+  for (std::size_t v = 0; v < positions.size(); ++v)
+    if (!vertex_taken[v]) out.unmatched_core.push_back(v);
   std::sort(out.unmatched_core.begin(), out.unmatched_core.end());
   return out;
 }
@@ -514,10 +562,27 @@ std::array<std::size_t, 2> check_quad_splits(const Prepared& prepared, const ref
   for (std::size_t n = 0; n < prepared.candidates.size(); ++n)
     if (prepared.candidates[n].crossing) cell_index.emplace(site_key(prepared.candidates[n].site), n);
   const auto& mesh = prepared.core.mesh;
-  std::unordered_map<std::uint64_t, bool> mesh_edges;
-  const auto edge = [](std::uint64_t a, std::uint64_t b) { return a < b ? (a << 32 | b) : (b << 32 | a); };
+  // Vertices at the same point (cells whose crossings all lie on a node or a
+  // face with zero stored values) are told apart by no geometry, so the match
+  // may pair them either way: edges are compared between their points, each
+  // named by its lowest vertex.
+  std::vector<std::uint64_t> point_of(mesh.positions.size());
+  {
+    std::map<std::array<double, 3>, std::uint64_t> first_at;
+    for (std::size_t v = 0; v < mesh.positions.size(); ++v) {
+      const auto& p = mesh.positions[v];
+      const bool finite = std::isfinite(p[0]) && std::isfinite(p[1]) && std::isfinite(p[2]);
+      point_of[v] = finite ? first_at.emplace(p, v).first->second : v;
+    }
+  }
+  std::unordered_set<std::uint64_t> mesh_edges;
+  const auto edge = [&](std::uint64_t a, std::uint64_t b) {
+    a = point_of[a];
+    b = point_of[b];
+    return a < b ? (a << 32 | b) : (b << 32 | a);
+  };
   for (const auto& t : mesh.triangles)
-    for (std::size_t k = 0; k < 3; ++k) mesh_edges.emplace(edge(t[k], t[(k + 1) % 3]), true);
+    for (std::size_t k = 0; k < 3; ++k) mesh_edges.insert(edge(t[k], t[(k + 1) % 3]));
   const auto squared = [&](std::int64_t a, std::int64_t b) {
     long double sum = 0;
     for (std::size_t k = 0; k < 3; ++k) {
