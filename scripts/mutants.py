@@ -274,7 +274,12 @@ def property_targets(root, calc_id):
 def dependents(build, root):
     """source path (relative to root) -> number of object files whose compiler depfile names it."""
     counts = {}
-    for depfile in glob.glob(os.path.join(build, "**", "*.o.d"), recursive=True):
+    # os.walk, not a recursive glob: it does not follow the build tree's link to the
+    # source tree (share/distgrid, the audit tool's data directory), which holds the
+    # build tree again.
+    depfiles = [os.path.join(folder, name) for folder, _, names in os.walk(build) for name in names
+                if name.endswith(".o.d")]
+    for depfile in depfiles:
         try:
             text = open(depfile, encoding="utf-8", errors="replace").read()
         except OSError:
