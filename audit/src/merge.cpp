@@ -531,8 +531,14 @@ json merge_reports(const std::vector<json>& shards, const std::vector<std::strin
     if (first.contains(section)) merged[section] = first[section];
   }
   merged["settings"]["inputs"] = inputs;
-  if (merged.contains("comparison"))
-    merged["comparison"]["rows"] = comparison_rows(entries, merged["settings"].at("h").get<double>());
+  if (merged.contains("comparison")) {
+    json& comparison = merged["comparison"];
+    comparison["rows"] = comparison_rows(entries, merged["settings"].at("h").get<double>());
+    if (comparison.contains("storages"))
+      comparison["storages"]["verdict"] = storage_verdict(
+          comparison["storages"], comparison["rows"],
+          comparison.value("verdict", json::object()).value("scope", json::object()));
+  }
   merged["calculations"] = entries;
   merged["findings"] = findings_json(entries);
   merged["gate"]["status"] = every_shard_passed && gate_status(entries) == "pass" ? "pass" : "fail";

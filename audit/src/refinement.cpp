@@ -127,45 +127,49 @@ const Grid<S>& grid_at(RunContext& context, PartSubject& subject, double h, std:
   return *own;
 }
 
+/// Volume, signs against double and memory of `grid` (storage S) beside the
+/// double grid of the same part and h; the samples are added by measure_point.
+template <class S>
+StorageShare compare_with_double(const Grid<S>& grid, const Grid<double>& grid_double, double volume_reference) {
+  StorageShare out;
+  out.storage = storage_of<S>();
+  out.volume = grid.volume();
+  out.volume_storage_relative = std::fabs(out.volume - grid_double.volume()) / volume_reference;
+  // Signs at the nodes both grids store (the plans agree unless a density map
+  // read in the storage moves the surface).
+  const SignComparison signs = compare_signs(grid, grid_double);
+  out.nodes_compared = signs.nodes_compared;
+  out.sign_flips = signs.sign_flips;
+  out.memory_bytes = grid.memory_bytes();
+  out.memory_per_brick =
+      static_cast<double>(out.memory_bytes) / static_cast<double>(std::max<std::size_t>(1, grid.stored_brick_count()));
+  return out;
+}
+
 RefinementPoint measure_point(RunContext& context, PartSubject& subject, double h, std::size_t h_index, bool quick) {
   const auto started = std::chrono::steady_clock::now();
   const RunSettings& s = context.settings();
   const DefaultPart& part = subject.part();
   const double volume = subject.volume_reference().volume;
   std::optional<Grid<double>> own_double;
-  std::optional<Grid<float>> own_float;
   const Grid<double>& grid_double = grid_at<double>(context, subject, h, own_double);
-  const Grid<float>& grid_float = grid_at<float>(context, subject, h, own_float);
   const reference::ExactShape& shape = subject.shape(Placement::origin);
 
   RefinementPoint p;
   p.h = h;
   p.stored_bricks = grid_double.stored_brick_count();
   p.volume_double = grid_double.volume();
-  p.volume_float = grid_float.volume();
   p.volume_method_relative = (p.volume_double - volume) / volume;
-  p.volume_storage_relative = std::fabs(p.volume_float - p.volume_double) / volume;
-
-  // Signs at the nodes both grids store (the plans agree unless a float density
-  // map moves the surface; other bricks are counted by the key lists only).
   const auto& keys = grid_double.stored_keys();
-  for (std::size_t slot = 0; slot < keys.size(); ++slot) {
-    const float* f = grid_float.find_brick(keys[slot]);
-    if (!f) continue;
-    const double* d = grid_double.brick_values(slot);
-    for (int n = 0; n < kBrickNodes; ++n) {
-      ++p.nodes_compared;
-      if ((f[n] < 0) != (d[n] < 0)) ++p.sign_flips;
-    }
-  }
+  p.memory_double_bytes = grid_double.memory_bytes();
   p.memory_double_per_brick =
-      static_cast<double>(grid_double.memory_bytes()) / static_cast<double>(std::max<std::size_t>(1, keys.size()));
-  p.memory_float_per_brick = static_cast<double>(grid_float.memory_bytes()) /
-                             static_cast<double>(std::max<std::size_t>(1, grid_float.stored_brick_count()));
+      static_cast<double>(p.memory_double_bytes) / static_cast<double>(std::max<std::size_t>(1, keys.size()));
 
-  // Points uniform in the stored bricks of the double grid.
+  // Points uniform in the stored bricks of the double grid: the method error of
+  // the double grid there, and each storage's difference from it.
   p.samples = keys.empty() ? 0 : quick ? kQuickSamples : kSamples;
-  std::vector<double> method(p.samples), storage(p.samples);
+  std::vector<std::array<double, 3>> points(p.samples);
+  std::vector<double> from_double(p.samples), method(p.samples);
   const double band_width = s.band * h;
   const std::string generator = part.name + "/" + std::to_string(h_index);
   parallel_for(p.samples, context.threads(), context.progress(), [&](std::size_t n) {
@@ -175,14 +179,26 @@ RefinementPoint measure_point(RunContext& context, PartSubject& subject, double 
     const double x = (static_cast<double>(b.bx * 8) + rng.uniform(0, 7)) * h;
     const double y = (static_cast<double>(b.by * 8) + rng.uniform(0, 7)) * h;
     const double z = (static_cast<double>(b.bz * 8) + rng.uniform(0, 7)) * h;
+    points[n] = {x, y, z};
     const double truth = std::clamp(shape.approximate(x, y, z), -band_width, band_width);
-    const double from_double = grid_double.sample(x, y, z);
-    method[n] = std::fabs(from_double - truth) / h;
-    storage[n] = std::fabs(grid_float.sample(x, y, z) - from_double) / h;
+    from_double[n] = grid_double.sample(x, y, z);
+    method[n] = std::fabs(from_double[n] - truth) / h;
   });
-  for (std::size_t n = 0; n < p.samples; ++n) {
-    p.sample_method_h = std::max(p.sample_method_h, method[n]);
-    p.sample_storage_h = std::max(p.sample_storage_h, storage[n]);
+  for (double m : method) p.sample_method_h = std::max(p.sample_method_h, m);
+
+  for (Storage storage : s.storages) {
+    if (storage == Storage::float64) continue;
+    with_storage(storage, [&]<class S>() {
+      std::optional<Grid<S>> own;
+      const Grid<S>& grid = grid_at<S>(context, subject, h, own);
+      StorageShare share = compare_with_double(grid, grid_double, volume);
+      std::vector<double> difference(p.samples);
+      parallel_for(p.samples, context.threads(), context.progress(), [&](std::size_t n) {
+        difference[n] = std::fabs(grid.sample(points[n][0], points[n][1], points[n][2]) - from_double[n]) / h;
+      });
+      for (double d : difference) share.sample_storage_h = std::max(share.sample_storage_h, d);
+      p.shares.push_back(share);
+    });
   }
   p.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return p;
@@ -264,21 +280,37 @@ json refinement_json(const Refinement& r) {
       errors.push_back(e);
     }
     for (const RefinementPoint& q : p.points) {
-      points.push_back({{"h", q.h},
-                        {"h_hex", hex_float(q.h)},
-                        {"stored_bricks", q.stored_bricks},
-                        {"volume_double", finite_or_null(q.volume_double)},
-                        {"volume_float", finite_or_null(q.volume_float)},
-                        {"volume_method_relative", finite_or_null(q.volume_method_relative)},
-                        {"volume_storage_relative_float", finite_or_null(q.volume_storage_relative)},
-                        {"samples", q.samples},
-                        {"sample_method_h_max", finite_or_null(q.sample_method_h)},
-                        {"sample_storage_h_max_float", finite_or_null(q.sample_storage_h)},
-                        {"nodes_compared", q.nodes_compared},
-                        {"sign_flips", q.sign_flips},
-                        {"memory_bytes_per_brick", {{"float", finite_or_null(q.memory_float_per_brick)},
-                                                    {"double", finite_or_null(q.memory_double_per_brick)}}},
-                        {"seconds", finite_or_null(q.seconds)}});
+      json point = {{"h", q.h},
+                    {"h_hex", hex_float(q.h)},
+                    {"stored_bricks", q.stored_bricks},
+                    {"volume_double", finite_or_null(q.volume_double)},
+                    {"volume_method_relative", finite_or_null(q.volume_method_relative)},
+                    {"samples", q.samples},
+                    {"sample_method_h_max", finite_or_null(q.sample_method_h)},
+                    {"memory_bytes_per_brick", {{"double", finite_or_null(q.memory_double_per_brick)}}},
+                    {"seconds", finite_or_null(q.seconds)}};
+      // Float's figures under their own names (the float-vs-double verdict reads
+      // them), every storage's under "storages".
+      if (const StorageShare* f = q.share(Storage::float32)) {
+        point["volume_float"] = finite_or_null(f->volume);
+        point["volume_storage_relative_float"] = finite_or_null(f->volume_storage_relative);
+        point["sample_storage_h_max_float"] = finite_or_null(f->sample_storage_h);
+        point["nodes_compared"] = f->nodes_compared;
+        point["sign_flips"] = f->sign_flips;
+        point["memory_bytes_per_brick"]["float"] = finite_or_null(f->memory_per_brick);
+      }
+      json storages = json::object();
+      for (const StorageShare& share : q.shares)
+        storages[std::string(storage_name(share.storage))] = {
+            {"volume", finite_or_null(share.volume)},
+            {"volume_storage_relative", finite_or_null(share.volume_storage_relative)},
+            {"sample_storage_h_max", finite_or_null(share.sample_storage_h)},
+            {"nodes_compared", share.nodes_compared},
+            {"sign_flips", share.sign_flips},
+            {"memory_bytes", share.memory_bytes},
+            {"memory_bytes_per_brick", finite_or_null(share.memory_per_brick)}};
+      point["storages"] = storages;
+      points.push_back(point);
     }
     json entry = {{"part", p.part},
                   {"analytic_volume", finite_or_null(p.analytic_volume)},
@@ -305,7 +337,9 @@ json refinement_json(const Refinement& r) {
   for (double h : r.h) hs.push_back(h);
   return {{"h", hs},
           {"what",
-           "each grid part baked at every h in float and double bricks; volume_relative_error = (V_double - V) / V, "
+           "each grid part baked at every h in double bricks and in every other storage of the run (under "
+           "points[].storages: each one's volume, sample and sign differences from double, and memory); "
+           "volume_relative_error = (V_double - V) / V, "
            "the method error against the part's volume (analytic, given, polyhedral, or estimated: volume_estimated; "
            "double bricks and the 64-bit sum add about 1e-15); order and coefficient fit |error| = "
            "coefficient * h^order by least squares on log-log; predicted_coefficient is the mean-curvature bias "

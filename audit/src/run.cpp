@@ -641,8 +641,8 @@ nlohmann::json run_audit(const RunSettings& settings, Progress& progress) {
       for (const StratumCount& s : results.front().strata) c[s.name] = s.count;
     }
   }
-  // Claims, the refinement series and the float-vs-double comparison. The
-  // comparison needs both storages and every calculation; a claim runs when one
+  // Claims, the refinement series and the storage comparison. The comparison
+  // needs float, double and every calculation (half, q16 and q8 join it); a claim runs when one
   // of its calculations is selected. None of them depends on the calculation
   // entries except the comparison's rows, so in a split run shard 0 computes
   // them whole (its comparison rows cover its own entries; merge recomputes

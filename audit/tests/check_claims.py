@@ -4,7 +4,8 @@
 usage: check_claims.py TOOL REPORT.json
 Every claim `TOOL list` prints must appear in the report once with a verdict and
 evidence, a refuted one with a counterexample; the refinement must list its h and
-parts, and the comparison (a run with both storages) must hold a verdict.
+parts, and the comparison (a run with both storages) must hold a verdict, compare
+every storage of the run but double with double and name the smallest safe one.
 Exits 0 when all hold, 1 naming each problem, 2 on bad usage.
 """
 import json
@@ -58,6 +59,18 @@ def main(argv):
         problems.append("no comparison verdict")
     elif not comparison["verdict"]["per_part_and_h"]:
         problems.append("the comparison verdict has no part and h")
+    else:
+        storages = comparison.get("storages", {})
+        run_storages = [s for s in report["settings"]["storage"] if s != "double"]
+        compared = [s["storage"] for s in storages.get("by_storage", [])]
+        if sorted(compared) != sorted(run_storages):
+            problems.append(f"the storage comparison covers {compared}, the run has {run_storages}")
+        for s in storages.get("by_storage", []):
+            if not s["per_part_and_h"] or not s["contours"]:
+                problems.append(f"{s['storage']}: no part and h, or no contours, against double")
+        decision = storages.get("verdict", {}).get("decision")
+        if decision not in run_storages + ["double"]:
+            problems.append(f"no verdict on the smallest safe storage (decision {decision!r})")
     for p in problems:
         print(f"{path}: {p}")
     return 1 if problems else 0

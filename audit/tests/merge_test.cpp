@@ -51,7 +51,9 @@ TEST(Merge, TakesTheWholeRunSectionsFromShardZeroAndRecomputesTheComparisonRows)
   json a = shard(0, json::array(), json::object(), 1);
   a["claims"] = json::array({{{"id", "c"}, {"verdict", "verified"}}});
   a["refinement"] = {{"h", {0.5}}};
-  a["comparison"] = {{"rows", {{{"id", "stale"}}}}, {"verdict", {{"decision", "keep float"}}}};
+  a["comparison"] = {{"rows", {{{"id", "stale"}}}},
+                     {"verdict", {{"decision", "keep float"}}},
+                     {"storages", {{"h", 0.5}, {"by_storage", json::array()}, {"verdict", {{"decision", "stale"}}}}}};
   json b = shard(1, json::array(), json::object(), 1);
   b["sections_missing"] = {"claims", "refinement", "comparison"};
   const json merged = merge_reports({b, a}, {"b", "a"});
@@ -60,6 +62,8 @@ TEST(Merge, TakesTheWholeRunSectionsFromShardZeroAndRecomputesTheComparisonRows)
   EXPECT_EQ(merged["comparison"]["verdict"], a["comparison"]["verdict"]);
   // Recomputed from the joined entries: these carry no separated errors, so no row.
   EXPECT_EQ(merged["comparison"]["rows"], json::array());
+  // The smallest-storage verdict is recomputed with those rows: nothing measured.
+  EXPECT_EQ(merged["comparison"]["storages"]["verdict"]["decision"], "no verdict");
   EXPECT_FALSE(merged.contains("sections_missing"));
 
   json holds_claims = b;

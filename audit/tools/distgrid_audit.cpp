@@ -399,6 +399,9 @@ int run_command(int argc, char** argv) {
       std::printf("claim %-42s %s\n", claim["id"].get<std::string>().c_str(), claim["verdict"].get<std::string>().c_str());
   if (report.contains("comparison"))
     std::printf("float or double: %s\n", report["comparison"]["verdict"]["decision"].get<std::string>().c_str());
+  if (report.contains("comparison") && report["comparison"].contains("storages"))
+    std::printf("smallest safe storage: %s\n",
+                report["comparison"]["storages"]["verdict"]["decision"].get<std::string>().c_str());
   std::printf("wrote %s (%.1f s)\n", out->c_str(), report["run_seconds"].get<double>());
   return 0;
 }

@@ -58,6 +58,7 @@ int verdict_rank(const std::string& kind, const std::string& value) {
       {"claim", {"verified", "inconclusive", "refuted"}},
       {"gate", {"pass", "no budget", "fail"}},
       {"report gate", {"pass", "fail"}},
+      {"smallest safe storage", {"q8", "half", "q16", "float", "double"}},
       {"measured class", {"exact", "64-bit", "32-bit in part", "16-bit in part", "8-bit in part", "inexact", "null"}}};
   const auto order = kOrders.find(kind);
   if (order == kOrders.end()) return -1;
@@ -278,6 +279,15 @@ Comparison compare_reports(const json& base, const json& current, const CompareO
     return verdict ? text_of(*verdict, "decision") : std::string();
   };
   add_verdict(out.verdicts, "float or double", "open item", open_item(base), open_item(current));
+  const auto smallest_storage = [](const json& report) {
+    const json* comparison = member(report, "comparison");
+    const json* storages = comparison ? member(*comparison, "storages") : nullptr;
+    const json* verdict = storages ? member(*storages, "verdict") : nullptr;
+    return verdict ? text_of(*verdict, "decision") : std::string();
+  };
+  const std::string base_smallest = smallest_storage(base), current_smallest = smallest_storage(current);
+  if (!base_smallest.empty() || !current_smallest.empty())
+    add_verdict(out.verdicts, "smallest safe storage", "storages", base_smallest, current_smallest);
   const json* bg = member(base, "gate");
   const json* cg = member(current, "gate");
   add_verdict(out.verdicts, "report gate", "report", bg ? text_of(*bg, "status") : "", cg ? text_of(*cg, "status") : "");

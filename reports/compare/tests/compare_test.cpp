@@ -208,6 +208,22 @@ TEST(CompareReports, verdictsMoveByTheirOrder) {
   EXPECT_EQ(c.verdicts.size(), 6u);
 }
 
+TEST(CompareReports, theSmallestSafeStorageRegressesWhenItNeedsMoreMemory) {
+  json base = report(), current = report();
+  base["comparison"]["storages"]["verdict"]["decision"] = "q16";
+  current["comparison"]["storages"]["verdict"]["decision"] = "float";
+  const Comparison c = compare_reports(base, current, {});
+  ASSERT_EQ(c.verdicts.size(), 1u);
+  EXPECT_EQ(c.verdicts[0].kind, "smallest safe storage");
+  EXPECT_EQ(c.verdicts[0].change, Change::regressed);
+  EXPECT_EQ(compare_reports(current, base, {}).verdicts[0].change, Change::improved);
+  // Only one report with the section: it appeared, and that is a change, not a ranking.
+  json without = report();
+  const Comparison appeared = compare_reports(without, current, {});
+  ASSERT_EQ(appeared.verdicts.size(), 1u);
+  EXPECT_EQ(appeared.verdicts[0].change, Change::changed);
+}
+
 TEST(CompareReports, unlikeSettingsAreRefusedNamingTheDifference) {
   struct Case {
     const char* key;

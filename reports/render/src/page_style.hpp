@@ -53,6 +53,7 @@ svg .frame { fill: none; stroke: #aab3bc; }
 svg .tick, svg .value { fill: var(--muted); }
 svg .bar.max { fill: #b3261e; } svg .bar.p99 { fill: #e07b39; } svg .bar.rms { fill: #7a9cc6; } svg .bar.mean { fill: #3b7dd8; }
 svg .bar.float { fill: var(--float); } svg .bar.double { fill: var(--double); } svg .bar.method { fill: #8a8f96; }
+svg .bar.half { fill: #7b52ab; } svg .bar.q16 { fill: #2a9d8f; } svg .bar.q8 { fill: #c0397b; }
 svg .line { fill: none; stroke-width: 1.6; } svg .fit { stroke-dasharray: 4 3; stroke-width: 1.2; }
 svg .s0 { stroke: #1f5fa8; fill: #1f5fa8; } svg .s1 { stroke: #d9822b; fill: #d9822b; } svg .s2 { stroke: #1c7c3c; fill: #1c7c3c; }
 svg .s3 { stroke: #b3261e; fill: #b3261e; } svg .s4 { stroke: #6f42c1; fill: #6f42c1; } svg .s5 { stroke: #5b6570; fill: #5b6570; }

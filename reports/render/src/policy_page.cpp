@@ -33,7 +33,7 @@ struct Section {
 constexpr Section kSections[] = {
     {"calculations", "the audited calculations"},
     {"claims", "the policy's claims with their verdicts"},
-    {"comparison", "the float-vs-double comparison and the open item's verdict"},
+    {"comparison", "the storage comparison, the open item's verdict and the smallest safe storage"},
     {"refinement", "the volume error against h"},
 };
 
@@ -334,7 +334,7 @@ class PageWriter {
       html_ += "<li><a href=\"#file-" + anchor(f.file) + "\"><code>" + escape(f.file) + "</code></a></li>";
     html_ += "<li><a href=\"#claims\">Claims</a></li>";
     if (options_.mutants) html_ += "<li><a href=\"#teeth\">Teeth of the gates</a></li>";
-    html_ += "<li><a href=\"#comparison\">Float or double bricks</a></li>"
+    html_ += "<li><a href=\"#comparison\">Float, double and narrower bricks</a></li>"
              "<li><a href=\"#refinement\">Volume error against h</a></li><li><a href=\"#in-detail\">In detail</a></li>"
              "<li><a href=\"#build\">Build</a></li></ol></nav>\n";
   }
@@ -407,6 +407,11 @@ class PageWriter {
     if (verdict) {
       html_ += "<p>Verdict from the measurements: " + badge(text_of(*verdict, "decision", "no decision"), "verdict") +
                " " + escape(text_of(*verdict, "summary")) + " <a href=\"#comparison\">The comparison</a>.</p>";
+      const json* storages = member(*comparison, "storages");
+      if (const json* smallest = storages ? member(*storages, "verdict") : nullptr)
+        html_ += "<p>The smallest safe storage among the run's: " +
+                 badge(text_of(*smallest, "decision", "no decision"), "verdict") + " " +
+                 escape(text_of(*smallest, "summary")) + " <a href=\"#smallest-storage\">Each storage</a>.</p>";
     } else {
       html_ += "<p class=\"missing\">Not in this report: the comparison run that decides the open item.</p>";
       std::string evidence;
@@ -814,17 +819,22 @@ class PageWriter {
   }
 
   void comparison() {
-    html_ += "<h2 id=\"comparison\">Float or double bricks</h2>\n";
+    html_ += "<h2 id=\"comparison\">Float, double and narrower bricks</h2>\n";
     const json* comparison = member(report_, "comparison");
     if (!comparison) {
-      not_in_report("the float-vs-double comparison (a run of both storages at several h makes it)");
+      not_in_report("the storage comparison (a run of float and double at several h makes it)");
       return;
     }
     const json& rows = array_of(*comparison, "rows");
-    html_ += "<p>For each quantity read back, the storage error of float and of double bricks beside the method's "
-             "own error at the same h, in units of h. The ratio is storage over method: well below 1, the brick "
-             "type does not matter beside the voxel size.</p>\n";
-    // One chart per quantity: float and double storage error, and the method error, per part and h.
+    // The storages with a column: float and double, then those of the run's half, q16 and q8.
+    std::vector<std::string> storages{"float", "double"};
+    for (const char* narrow : {"half", "q16", "q8"})
+      if (std::any_of(rows.begin(), rows.end(), [&](const json& row) { return member(row, narrow) != nullptr; }))
+        storages.push_back(narrow);
+    html_ += "<p>For each quantity read back, the storage error of each brick type beside the method's own error "
+             "at the same h, in units of h (relative for volumes). The ratio is storage over method: well below 1, "
+             "the brick type does not matter beside the voxel size.</p>\n";
+    // One chart per quantity: each storage's error, and the method error, per part and h.
     std::vector<std::string> quantities;
     for (const json& row : rows) {
       const std::string q = text_of(row, "quantity", "?");
@@ -836,25 +846,27 @@ class PageWriter {
       for (const json& row : rows) {
         if (text_of(row, "quantity", "?") != q) continue;
         const std::string where = text_of(row, "part", "?") + ", h " + number_or(row, "h", "?", 4);
-        const json* f = member(row, "float");
-        const json* d = member(row, "double");
-        bars.push_back({where + " float", f ? number_of(*f, "storage_h") : std::nullopt, "float"});
-        bars.push_back({where + " double", d ? number_of(*d, "storage_h") : std::nullopt, "double"});
-        const json* method_from = f ? f : d;
+        for (const std::string& storage : storages)
+          if (const json* side = member(row, storage.c_str()))
+            bars.push_back({where + " " + storage, number_of(*side, "storage_h"), storage});
+        const json* method_from = member(row, "double");
         bars.push_back({where + " method", method_from ? number_of(*method_from, "method_h") : std::nullopt, "method"});
       }
-      html_ += log_bar_chart("Storage error, float vs double, and method error: " + q, bars, "h");
+      html_ += log_bar_chart("Storage error per brick type, and method error: " + q, bars, "h");
     }
-    html_ += "</div>\n<table><tr><th>quantity</th><th>part</th><th>h</th><th>float storage (h)</th><th>float "
-             "method (h)</th><th>float ratio</th><th>double storage (h)</th><th>double method (h)</th><th>double "
-             "ratio</th></tr>";
+    html_ += "</div>\n<table><tr><th>quantity</th><th>part</th><th>h</th><th>method</th>";
+    for (const std::string& storage : storages)
+      html_ += "<th>" + escape(storage) + " storage</th><th>" + escape(storage) + " ratio</th>";
+    html_ += "</tr>";
     for (const json& row : rows) {
+      const json* d = member(row, "double");
       html_ += "<tr><td>" + escape(text_of(row, "quantity")) + "</td><td>" + escape(text_of(row, "part")) +
-               "</td><td class=\"num\">" + number_or(row, "h", "?", 4) + "</td>";
-      for (const char* storage : {"float", "double"}) {
-        const json* s = member(row, storage);
-        for (const char* key : {"storage_h", "method_h", "ratio"})
-          html_ += "<td class=\"num\">" + (s ? number_or(*s, key) : std::string("&mdash;")) + "</td>";
+               "</td><td class=\"num\">" + number_or(row, "h", "?", 4) + "</td><td class=\"num\">" +
+               (d ? number_or(*d, "method_h") : std::string("&mdash;")) + "</td>";
+      for (const std::string& storage : storages) {
+        const json* side = member(row, storage.c_str());
+        for (const char* key : {"storage_h", "ratio"})
+          html_ += "<td class=\"num\">" + (side ? number_or(*side, key) : std::string("&mdash;")) + "</td>";
       }
       html_ += "</tr>";
     }
@@ -873,6 +885,64 @@ class PageWriter {
     } else {
       not_in_report("the verdict on the open item");
     }
+    storage_verdict(*comparison);
+  }
+
+  /// Each storage against double and the smallest that is safe.
+  void storage_verdict(const json& comparison) {
+    html_ += "<h3 id=\"smallest-storage\">The smallest safe storage</h3>\n";
+    const json* storages = member(comparison, "storages");
+    if (!storages) {
+      not_in_report("each storage against double (a newer report has it)");
+      return;
+    }
+    html_ += "<p>Each storage of the run against double bricks of the same parts: memory, node signs and both "
+             "meshers' triangles at the run's h, and at every part and h of the refinement series the largest "
+             "storage error of a sample (h) and of the volume (relative) over the method error.</p>\n"
+             "<table><tr><th>storage</th><th>bytes per brick</th><th>bytes, all parts</th><th>node signs flipped</th>"
+             "<th>meshes of the same topology</th><th>largest sample ratio</th><th>largest volume ratio</th></tr>";
+    for (const json& s : array_of(*storages, "by_storage")) {
+      std::size_t meshes = 0, unchanged = 0;
+      for (const json& c : array_of(s, "contours"))
+        for (const char* mesher : {"surface_nets", "marching_cubes"})
+          if (const json* m = member(c, mesher)) {
+            ++meshes;
+            if (m->value("same_topology", false)) ++unchanged;
+          }
+      std::optional<double> sample, volume;
+      for (const json& c : array_of(s, "per_part_and_h")) {
+        for (auto [key, worst] : {std::pair{"sample", &sample}, std::pair{"volume", &volume}})
+          if (const json* q = member(c, key))
+            if (auto r = number_of(*q, "ratio")) *worst = std::max(worst->value_or(0.0), *r);
+      }
+      html_ += "<tr><td>" + escape(text_of(s, "storage")) + "</td><td class=\"num\">" +
+               number_or(s, "memory_bytes_per_brick") + "</td><td class=\"num\">" + number_or(s, "memory_bytes") +
+               "</td><td class=\"num\">" + number_or(s, "sign_flips") + " of " + number_or(s, "nodes_compared") +
+               "</td><td class=\"num\">" + std::to_string(unchanged) + " of " + std::to_string(meshes) +
+               "</td><td class=\"num\">" + (sample ? number_text(*sample) : std::string("&mdash;")) +
+               "</td><td class=\"num\">" + (volume ? number_text(*volume) : std::string("&mdash;")) + "</td></tr>";
+    }
+    html_ += "</table>\n";
+    const json* verdict = member(*storages, "verdict");
+    if (!verdict) {
+      not_in_report("the verdict on the smallest safe storage");
+      return;
+    }
+    html_ += "<h4>Smallest safe storage: " + badge(text_of(*verdict, "decision", "no decision"), "verdict") +
+             "</h4><p>" + escape(text_of(*verdict, "summary")) + "</p><p class=\"meta\">Rule: " +
+             escape(text_of(*verdict, "rule")) + "</p>\n<table><tr><th>storage</th><th>bytes per brick</th>"
+             "<th>safe</th><th>ruled out by (worst case per quantity)</th></tr>";
+    for (const json& s : array_of(*verdict, "per_storage")) {
+      std::string reasons;
+      for (const json& r : array_of(s, "ruled_out_by"))
+        reasons += (reasons.empty() ? "" : "<br>") + escape(text_of(r, "quantity")) + ": " + number_or(r, "measured") +
+                   " (limit " + number_or(r, "limit") + "), worst: " + escape(text_of(r, "worst_at")) + "; " +
+                   number_or(r, "cases") + " case(s)";
+      html_ += "<tr><td>" + escape(text_of(s, "storage")) + "</td><td class=\"num\">" +
+               number_or(s, "memory_bytes_per_brick") + "</td><td>" + (s.value("safe", false) ? "yes" : "no") +
+               "</td><td>" + (reasons.empty() ? std::string("&mdash;") : reasons) + "</td></tr>";
+    }
+    html_ += "</table>\n";
   }
 
   void refinement() {

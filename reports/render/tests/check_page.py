@@ -10,6 +10,9 @@ usage: check_page.py CHECK TOOL REPORT.json WORK_DIR [SOURCE_DIR]
   bad             malformed or wrong-schema reports fail with exit 1 and badfile,
                   leaving an existing output file as it was
   code            every source entry's lines appear, HTML-escaped, on the page
+  storages        a report with half, q16 and q8 shows a column per storage, each
+                  storage against double and the smallest safe storage with what
+                  rules out the smaller ones
 Exits 0 when the check holds, 1 naming what failed, 2 on bad usage.
 """
 import html
@@ -135,7 +138,7 @@ def check_partial(tool, report_path, work):
     write_json(partial, report)
     page = render_ok(tool, partial, os.path.join(work, "partial.html"), work)
     for needle in ("This report is partial", "Not in this report: the policy&#39;s claims",
-                   "Not in this report: the float-vs-double comparison", "Not in this report: the volume error against h",
+                   "Not in this report: the storage comparison", "Not in this report: the volume error against h",
                    "shard 1 of 4", "(&quot;claims&quot;): the run left it out.", "The run left out &quot;grid.volume&quot;.",
                    "<strong>Property tests</strong> not in this report"):
         expect(needle in page, f"the partial page does not say: {needle}")
@@ -223,8 +226,56 @@ def check_code(tool, report_path, work, source_dir):
     expect("Code not shown" not in page, "some code is not shown")
 
 
+def check_storages(tool, report_path, work):
+    with open(report_path, encoding="utf-8") as f:
+        report = json.load(f)
+    comparison = report["comparison"]
+    narrow = {"half": 3e-3, "q16": 4e-4, "q8": 0.05}
+    for row in comparison["rows"]:
+        for name, ratio in narrow.items():
+            row[name] = {"storage_h": ratio * row["double"]["method_h"], "method_h": row["double"]["method_h"],
+                         "ratio": ratio}
+    same = {"mesher": "surface-nets", "vertices": {"q8": 10, "double": 10}, "triangles": {"q8": 16, "double": 16},
+            "same_topology": True, "vertices_moved": 10, "max_vertex_difference_h": 0.01}
+    by_storage = []
+    for name, bytes_per_brick in (("q8", 553.0), ("q16", 1027.5), ("half", 1079.0)):
+        by_storage.append({"storage": name, "memory_bytes": int(bytes_per_brick * 100),
+                           "memory_bytes_per_brick": bytes_per_brick, "nodes_compared": 51200, "sign_flips": 0,
+                           "contours": [{"part": "sphere", "surface_nets": same, "marching_cubes": same}],
+                           "per_part_and_h": [{"part": "sphere", "h": 0.015625,
+                                               "sample": {"storage_h": 1e-3, "method_h": 0.2, "ratio": 5e-3},
+                                               "volume": {"storage_relative": 1e-7, "method_relative": 1e-4,
+                                                          "ratio": 1e-3},
+                                               "sign_flips": 0, "nodes_compared": 51200, "memory_bytes": 55300}]})
+    comparison["storages"] = {
+        "h": 0.015625, "by_storage": by_storage,
+        "verdict": {"decision": "q16", "summary": "The smallest safe storage is q16. Ruled out, smallest first: q8.",
+                    "rule": "the rule",
+                    "per_storage": [{"storage": "q8", "memory_bytes_per_brick": 553.0, "safe": False,
+                                     "ruled_out_by": [{"quantity": "Value at a point", "worst_at": "all parts at h = 0.0156",
+                                                       "measured": 0.05, "limit": 0.01, "cases": 1}]},
+                                    {"storage": "q16", "memory_bytes_per_brick": 1027.5, "safe": True,
+                                     "ruled_out_by": []},
+                                    {"storage": "half", "memory_bytes_per_brick": 1079.0, "safe": True,
+                                     "ruled_out_by": []}]}}
+    path = os.path.join(work, "storages.json")
+    write_json(path, report)
+    page = render_ok(tool, path, os.path.join(work, "storages.html"), work)
+    for name in narrow:
+        expect(f"<th>{name} storage</th><th>{name} ratio</th>" in page, f"no column for {name}")
+        expect(f"{name} Value at a point" not in page, "a bar label runs the storage into the quantity")
+    expect("<h4>Smallest safe storage: <span class=\"badge verdict\">q16</span>" in page,
+           "the smallest safe storage is not shown with its decision")
+    section = page.split("id=\"smallest-storage\"", 1)[-1]
+    for name in ("q8", "q16", "half"):
+        expect(f"<tr><td>{name}</td>" in section, f"{name} is not among the storages against double")
+    expect("Value at a point: 0.05 (limit 0.01), worst: all parts at h = 0.0156" in section,
+           "what rules out q8 is not shown")
+    expect("The smallest safe storage among the run's:" in page, "the open item does not name the smallest storage")
+
+
 def main(argv):
-    if len(argv) < 5 or argv[1] not in ("self-contained", "partial", "decisions", "bad", "code"):
+    if len(argv) < 5 or argv[1] not in ("self-contained", "partial", "decisions", "bad", "code", "storages"):
         print(__doc__.strip(), file=sys.stderr)
         return 2
     check, tool, report, work = argv[1:5]
@@ -237,6 +288,8 @@ def main(argv):
         check_decisions(tool, report, work)
     elif check == "bad":
         check_bad(tool, report, work)
+    elif check == "storages":
+        check_storages(tool, report, work)
     else:
         if len(argv) != 6:
             print(__doc__.strip(), file=sys.stderr)

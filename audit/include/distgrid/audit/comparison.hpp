@@ -1,8 +1,10 @@
 #pragma once
-// The float-vs-double comparison of a run with both storages: every calculation's
-// storage and method errors side by side, sign flips at nodes, contour
-// differences, memory per brick, and the verdict on the policy's open item
-// (keep float and state the grid's resolution next to h, or move to double).
+// The storage comparison of a run with float and double bricks (and any of half,
+// q16 and q8): every calculation's storage and method errors side by side, a
+// column per storage; sign flips at nodes, contour differences, memory per brick
+// and per grid, each storage against double; the verdict on the policy's open
+// item (keep float and state the grid's resolution next to h, or move to
+// double) and the smallest storage that is safe at the run's parts and h.
 #include <nlohmann/json.hpp>
 
 #include "distgrid/audit/refinement.hpp"
@@ -29,5 +31,15 @@ nlohmann::json comparison_json(RunContext& context, const nlohmann::json& calcul
 /// The comparison's "rows" alone, from the report's calculation entries and
 /// its h (what merge recomputes once every shard's entries are joined).
 nlohmann::json comparison_rows(const nlohmann::json& calculation_entries, double h);
+
+/// The verdict on the smallest safe storage from the comparison's "storages"
+/// section (its by_storage), its rows and the float verdict's scope: the
+/// storage with the fewest bytes per brick that passes every check of the
+/// rule it states, "double" when none does, "no verdict" with nothing
+/// measured; each storage with what rules it out (the worst case per
+/// quantity). A function of the report alone, so merge recomputes it with the
+/// joined rows.
+nlohmann::json storage_verdict(const nlohmann::json& storages, const nlohmann::json& rows,
+                               const nlohmann::json& scope);
 
 }  // namespace distgrid::audit
