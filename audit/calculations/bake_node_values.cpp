@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "calculations.hpp"
 #include "distgrid/audit/high_precision.hpp"
@@ -32,9 +33,10 @@ Calculation bake_node_values() {
                   {"core/include/distgrid/brick_key.hpp", "brick_node_positions"},
                   {"core/src/field.cpp", "Field<S>::eval_batch"},
                   {"core/src/storage.cpp", "encode_linear"},
-                  {"core/include/distgrid/storage.hpp", "half_bits"}},
+                  {"core/include/distgrid/storage.hpp", "half_bits"},
+                  {"core/include/distgrid/storage.hpp", "half_bits_same_side"}},
       .formula = "value = clamp(f(i h, j h, k h), -band h, band h), f in double at the node positions (b * 8 + n) * "
-                 "h, stored as S: rounded to float or binary16 (half_bits), kept (double), or a brick's linear code "
+                 "h, stored as S: rounded to float or binary16 (half_bits; a negative value rounding to -0 kept inside as the negative subnormal nearest zero, half_bits_same_side), kept (double), or a brick's linear code "
                  "(encode_linear)",
       .inputs = "per part: nodes with |f| < h, nodes in the band, nodes within h/8 of the clamp at +-band h, band "
                 "nodes of the part's copy translated ~5e5 h from the origin, and band nodes at a voxel size h' = h "
@@ -198,15 +200,37 @@ struct BakeNodeValues : OnBakedParts {
   /// Every stored node of every grid part at the origin against its storage's
   /// promise (reference_node_bound): |stored - the core's double| / bound, the
   /// double being what the storage rounded (the double grid's node, the same
-  /// brick by key). How far that double lies from the exact value is the
-  /// arithmetic error the drawn nodes measure.
+  /// brick by key), and whether the stored node lies on the double's side (< 0
+  /// inside). How far that double lies from the exact value is the arithmetic
+  /// error the drawn nodes measure. Then the same for one brick of edge values
+  /// (edge_value_brick) encoded as the bake encodes a brick: the values where a
+  /// rounding may cross zero or the format runs out, which a part reaches only by
+  /// chance.
   nlohmann::json stored_node_bound(Storage storage) const {
     if (storage == Storage::float64)
       return {{"null_reason", "double keeps the core's double: it is the value the other storages round"}};
     return with_storage(storage, [&]<class S>() {
-      std::uint64_t nodes = 0, over = 0, bricks_not_in_double = 0;
+      std::uint64_t nodes = 0, over = 0, other_side = 0, bricks_not_in_double = 0;
       double largest = 0;
       nlohmann::json worst = nullptr;
+      // One node: stored (decoded by the reference), its bound, the double it was
+      // rounded from; `where` names it for the worst node.
+      const auto check = [&](double stored, double bound, double rounded_from, const auto& where) {
+        const double off = std::fabs(stored - rounded_from);
+        const double ratio = off == 0 ? 0 : (bound > 0 ? off / bound : std::numeric_limits<double>::infinity());
+        ++nodes;
+        over += ratio > 1 ? 1u : 0u;
+        other_side += (stored < 0) != (rounded_from < 0) ? 1u : 0u;
+        if (ratio > largest || (worst.is_null() && ratio >= largest)) {
+          largest = ratio;
+          // Set key by key: clang 14 leaks what assigning a braced list to a json held before.
+          worst = nlohmann::json::object();
+          where(worst);
+          worst["stored"] = hex_float(stored);
+          worst["rounded_from"] = hex_float(rounded_from);
+          worst["bound"] = hex_float(bound);
+        }
+      };
       for (std::size_t p = 0; p < run_context.part_count(); ++p) {
         PartSubject& part = run_context.part(p);
         const Grid<S>& grid = part.grid<S>(Placement::origin);
@@ -218,37 +242,59 @@ struct BakeNodeValues : OnBakedParts {
             continue;
           }
           const double* rounded_from = doubles.brick_values(*same);
-          for (std::size_t n = 0; n < kBrickNodes; ++n) {
-            const double stored = reference::stored_node_value(grid, slot, n);
-            const double bound = reference::reference_node_bound(grid.brick_codes(slot)[n], grid.brick_parameters(slot));
-            const double off = std::fabs(stored - rounded_from[n]);
-            const double ratio = off == 0 ? 0 : (bound > 0 ? off / bound : std::numeric_limits<double>::infinity());
-            ++nodes;
-            over += ratio > 1 ? 1u : 0u;
-            if (ratio > largest || (worst.is_null() && ratio >= largest)) {
-              largest = ratio;
-              const reference::BrickTriple b = reference::brick_of_stored_key(grid.stored_keys()[slot]);
-              // Set key by key: clang 14 leaks what assigning a braced list to a json held before.
-              worst = nlohmann::json::object();
-              worst["part"] = part.part().name;
-              worst["i"] = 8 * b[0] + static_cast<std::int64_t>(n % 8);
-              worst["j"] = 8 * b[1] + static_cast<std::int64_t>(n / 8 % 8);
-              worst["k"] = 8 * b[2] + static_cast<std::int64_t>(n / 64);
-              worst["stored"] = hex_float(stored);
-              worst["rounded_from"] = hex_float(rounded_from[n]);
-              worst["bound"] = hex_float(bound);
-            }
-          }
+          for (std::size_t n = 0; n < kBrickNodes; ++n)
+            check(reference::stored_node_value(grid, slot, n),
+                  reference::reference_node_bound(grid.brick_codes(slot)[n], grid.brick_parameters(slot)),
+                  rounded_from[n], [&](nlohmann::json& w) {
+                    const reference::BrickTriple b = reference::brick_of_stored_key(grid.stored_keys()[slot]);
+                    w["part"] = part.part().name;
+                    w["i"] = 8 * b[0] + static_cast<std::int64_t>(n % 8);
+                    w["j"] = 8 * b[1] + static_cast<std::int64_t>(n / 8 % 8);
+                    w["k"] = 8 * b[2] + static_cast<std::int64_t>(n / 64);
+                  });
         }
       }
+      const std::uint64_t grid_nodes = nodes;
+      const std::array<double, kBrickNodes> edge = edge_value_brick(band * this->h);
+      std::array<typename StorageOf<S>::Code, kBrickNodes> codes{};
+      const auto parameters = StorageOf<S>::encode(edge, codes.data());
+      for (std::size_t n = 0; n < kBrickNodes; ++n)
+        check(reference::reference_decode(codes[n], parameters), reference::reference_node_bound(codes[n], parameters),
+              edge[n], [&](nlohmann::json& w) { w["edge_value"] = n; });
       return nlohmann::json{{"nodes_checked", nodes},
+                            {"grid_nodes_checked", grid_nodes},
+                            {"edge_values_checked", nodes - grid_nodes},
                             {"nodes_over_bound", over},
                             {"max_ratio_to_bound", finite_or_null(largest)},
+                            {"nodes_on_the_other_side", other_side},
                             {"worst", worst},
                             {"bricks_not_in_double", bricks_not_in_double},
                             {"bound", "half the spacing of the storage's numbers at the stored value (float, "
-                                      "half), half the brick's step (q16, q8)"}};
+                                      "half; the whole spacing at the negative subnormal nearest zero, which also "
+                                      "holds the negative values too small for the format), half the brick's step "
+                                      "(q16, q8)"}};
     });
+  }
+
+  /// A brick of the values where a storage's rounding is most delicate, within
+  /// +-band_width: both zeros, the smallest doubles, both sides of float's and
+  /// binary16's smallest subnormals and of the points halfway to them, the clamp
+  /// and just inside it; the remaining nodes a ramp across the band, so that the
+  /// linear encodings get a brick's full range.
+  static std::array<double, kBrickNodes> edge_value_brick(double band_width) {
+    std::vector<double> special{0.0, band_width, std::nextafter(band_width, 0.0), std::nextafter(0.0, 1.0)};
+    for (const int e : {-1074, -150, -149, -148, -126, -26, -25, -24, -23, -15, -14})
+      for (const double scale : {1.0, 1.5, 0.75})
+        if (const double v = std::ldexp(scale, e); v < band_width) special.push_back(v);
+    std::array<double, kBrickNodes> values{};
+    std::size_t n = 0;
+    for (const double v : special) {
+      values[n++] = v;
+      values[n++] = -v;  // -0 for 0
+    }
+    for (std::size_t k = n; k < kBrickNodes; ++k)
+      values[k] = band_width * (2 * static_cast<double>(k - n) / static_cast<double>(kBrickNodes - 1 - n) - 1);
+    return values;
   }
 };
 

@@ -6,7 +6,8 @@
 //     largest magnitude (the encoder puts the step and offset on a lattice of
 //     2^-50 of that magnitude, so that decoding is exact);
 //   - half bricks keep the sign (< 0 inside) of every node of the float grid
-//     made from the same double values.
+//     made from the same double values (a negative value too small for binary16
+//     is stored as -2^-24, not -0).
 // The run's double grid is the value each storage was encoded from (one plan,
 // one double evaluation before the store).
 #include <cmath>
@@ -184,7 +185,7 @@ ClaimResult storage_half_keeps_float_signs(ClaimContext& context) {
   } else {
     r.verdict = Verdict::refuted;
     r.evidence = std::to_string(flips) + " of " + std::to_string(nodes) + " nodes change sign from float to half "
-                 "bricks: a negative value too small for binary16 reads as -0, which is outside.";
+                 "bricks: a negative value too small for binary16 was stored as -0, which reads outside, not as -2^-24.";
     r.counterexample = first_flip;
   }
   return r;

@@ -156,8 +156,8 @@ const std::map<std::string, std::string, std::less<>>& model_name_meanings() {
   static const std::map<std::string, std::string, std::less<>> meanings{
       {"h", "the run's voxel size (world units)"},
       {"band", "the run's band half-width in voxels"},
-      {"u", "a stored node's largest error relative to band h in the entry's storage: 2^-24 for float, 2^-53 for "
-            "double, 2^-11 + 2^-25 / (band h) for half, 1/65535 + 2^-48 for q16, 1/255 + 2^-48 for q8"},
+      {"u", "a stored node's largest error relative to band h in the entry's storage: 2^-24 + 2^-149 / (band h) for "
+            "float, 2^-53 for double, 2^-11 + 2^-24 / (band h) for half, 1/65535 + 2^-48 for q16, 1/255 + 2^-48 for q8"},
       {"u64", "unit roundoff of the 64-bit arithmetic, 2^-53"},
       {"pow2_h", "1 when h is a power of two (so i*h and x/h do not round), else 0"},
       {"reach", "largest |x|/h of a part's inputs at the origin (its box padded by the band)"},

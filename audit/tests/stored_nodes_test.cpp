@@ -40,16 +40,22 @@ TEST(ReferenceNodeBound, IsHalfTheSpacingAtTheStoredValue) {
   EXPECT_EQ(reference_node_bound(0x1p-140f, DirectBrick{}), 0x1p-150);  // subnormal
   EXPECT_EQ(reference_node_bound(Binary16{0x3C00}, DirectBrick{}), 0x1p-11);  // binary16 spacing 2^-10 at 1
   EXPECT_EQ(reference_node_bound(Binary16{0x0001}, DirectBrick{}), 0x1p-25);  // subnormal spacing 2^-24
+  // The negative subnormal nearest zero holds the negative values too small for the
+  // format (kept inside): its whole spacing.
+  EXPECT_EQ(reference_node_bound(Binary16{0x8001}, DirectBrick{}), 0x1p-24);
+  EXPECT_EQ(reference_node_bound(-0x1p-149f, DirectBrick{}), 0x1p-149);
+  EXPECT_EQ(reference_node_bound(0x1p-149f, DirectBrick{}), 0x1p-150);
   EXPECT_EQ(reference_node_bound(0.5, DirectBrick{}), 0.0);                   // double keeps the value
   EXPECT_EQ(reference_node_bound(std::uint8_t{7}, LinearBrick{0, 0x1p-9}), 0x1p-10);
 }
 
 TEST(StorageUnitRoundoff, BoundsEveryStoragesRoundingRelativeToBandH) {
   const double band_width = 3.0 / 64;
-  EXPECT_EQ(storage_unit_roundoff(Storage::float32, band_width), 0x1p-24);
+  EXPECT_EQ(storage_unit_roundoff(Storage::float32, band_width), 0x1p-24 + 0x1p-149 / band_width);
   EXPECT_EQ(storage_unit_roundoff(Storage::float64, band_width), 0x1p-53);
-  // Half: the relative 2^-11, and the subnormals' absolute 2^-25 over band h.
-  EXPECT_EQ(storage_unit_roundoff(Storage::half, band_width), 0x1p-11 + 0x1p-25 / band_width);
+  // Half: the relative 2^-11, and the subnormals' absolute 2^-24 over band h (at
+  // -2^-24, which holds the negative values too small for binary16).
+  EXPECT_EQ(storage_unit_roundoff(Storage::half, band_width), 0x1p-11 + 0x1p-24 / band_width);
   EXPECT_GT(storage_unit_roundoff(Storage::half, 0x1p-20), 0x1p-6);
   // Linear: half a step, the step at most (hi - lo) / C <= 2 band h / C.
   EXPECT_GT(storage_unit_roundoff(Storage::q16, band_width), 1.0 / 65535);

@@ -106,6 +106,32 @@ TEST(HalfStorage, BoundIsHalfAnUlpOfBinary16) {
   EXPECT_EQ(StorageOf<Half>::node_bound({}, 0.0), 0x1p-25);
   EXPECT_EQ(StorageOf<float>::node_bound({}, 1.0), 0x1p-24);
   EXPECT_EQ(StorageOf<double>::node_bound({}, 1.0), 0.0);
+  // The negative subnormal nearest zero also holds the negative values too small
+  // for the format: its whole magnitude.
+  EXPECT_EQ(StorageOf<Half>::node_bound({}, -0x1p-24), 0x1p-24);
+  EXPECT_EQ(StorageOf<Half>::node_bound({}, 0x1p-24), 0x1p-25);
+  EXPECT_EQ(StorageOf<float>::node_bound({}, -0x1p-149), 0x1p-149);
+}
+
+TEST(DirectStorage, ANegativeValueTooSmallForTheFormatStaysInside) {
+  // Rounded to nearest these would be -0, which is not < 0: outside.
+  for (const double v : {-0x1p-25, -0x1p-30, -0x1p-151, -std::numeric_limits<double>::denorm_min()}) {
+    const double half = StorageOf<Half>::decode(StorageOf<Half>::encode_node(v), {});
+    EXPECT_EQ(half, -0x1p-24) << std::hexfloat << v;
+    EXPECT_LE(std::fabs(half - v), StorageOf<Half>::node_bound({}, half)) << std::hexfloat << v;
+  }
+  for (const double v : {-0x1p-151, -std::numeric_limits<double>::denorm_min()}) {
+    const double f = StorageOf<float>::decode(StorageOf<float>::encode_node(v), {});
+    EXPECT_EQ(f, -0x1p-149) << std::hexfloat << v;
+    EXPECT_LE(std::fabs(f - v), StorageOf<float>::node_bound({}, f)) << std::hexfloat << v;
+  }
+  // Positive ones round to +0 (outside, as they were), -0 stays -0 (outside), and a
+  // negative value that reaches a subnormal keeps its nearest one.
+  EXPECT_EQ(StorageOf<Half>::encode_node(0x1p-30).bits, 0x0000);
+  EXPECT_EQ(StorageOf<Half>::encode_node(-0.0).bits, 0x8000);
+  EXPECT_EQ(StorageOf<Half>::encode_node(-0x1.8p-24).bits, 0x8002);  // a tie, to even: -2^-23
+  EXPECT_EQ(std::bit_cast<std::uint32_t>(StorageOf<float>::encode_node(-0.0)), 0x80000000u);
+  EXPECT_EQ(StorageOf<float>::encode_node(-0x1p-140), -0x1p-140f);
 }
 
 TEST(HalfStorage, RefusesABandBeyondBinary16AsBadarg) {

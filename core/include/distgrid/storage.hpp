@@ -18,6 +18,10 @@
 //                  double in software (no compiler's _Float16 is needed; never
 //                  through float, which would round twice), ties to even: the bound
 //                  is half an ulp of binary16 at the value;
+//   float and Half keep every node on its side: a negative value too small for the
+//   format, which would round to -0 (outside, as 0 is not < 0), is stored as the
+//   format's negative subnormal nearest zero instead, and the bound of that stored
+//   value is its whole magnitude (a full ulp there, not half).
 //   Q16, Q8        per brick a step s and an offset in double, and 512 unsigned codes
 //                  of 16 or 8 bits; node = offset + code * s.
 //
@@ -115,6 +119,13 @@ inline std::uint16_t half_bits(double v) noexcept {
   return static_cast<std::uint16_t>(sign | (exponent << 10) | ((rb >> 42) & 0x3FF));
 }
 
+/// half_bits, except that a negative value rounding to -0 gives -2^-24, binary16's
+/// negative subnormal nearest zero: the node stays inside.
+inline std::uint16_t half_bits_same_side(double v) noexcept {
+  const std::uint16_t bits = half_bits(v);
+  return bits == 0x8000u && v < 0 ? std::uint16_t{0x8001u} : bits;
+}
+
 /// The value of binary16 bits (not infinity or NaN), exactly: the bits moved into a
 /// double's exponent and significand, then scaled by 2^(1023 - 15), which is exact
 /// for normal and subnormal halves alike.
@@ -138,7 +149,8 @@ void decode_eight(const typename Storage<S>::Code* codes, const typename Storage
 
 }  // namespace detail
 
-/// float: each node rounded to the nearest float, ties to even.
+/// float: each node rounded to the nearest float, ties to even; a negative value
+/// rounding to -0 is stored as -2^-149 (header comment).
 template <>
 struct Storage<float> {
   using Code = float;
@@ -147,9 +159,14 @@ struct Storage<float> {
   static constexpr std::string_view kName = "float";
   static constexpr std::uint32_t kFileId = 1;  ///< its id in .dgrid files
   static constexpr bool kDirect = true;        ///< codes are the values (Brick is empty)
-  static Code encode_node(double v) noexcept { return static_cast<float>(v); }
+  static Code encode_node(double v) noexcept {
+    const float rounded = static_cast<float>(v);
+    return rounded == 0 && v < 0 ? -std::numeric_limits<float>::denorm_min() : rounded;
+  }
   static double decode(Code c, const Brick&) noexcept { return static_cast<double>(c); }
-  static double node_bound(const Brick&, double stored) noexcept { return detail::half_ulp(stored, 24, -126); }
+  static double node_bound(const Brick&, double stored) noexcept {
+    return stored == -0x1p-149 ? 0x1p-149 : detail::half_ulp(stored, 24, -126);
+  }
 };
 
 /// double: each node kept exactly.
@@ -166,7 +183,8 @@ struct Storage<double> {
   static double node_bound(const Brick&, double) noexcept { return 0; }
 };
 
-/// IEEE binary16: each node correctly rounded from the double, ties to even.
+/// IEEE binary16: each node correctly rounded from the double, ties to even; a
+/// negative value rounding to -0 is stored as -2^-24 (header comment).
 template <>
 struct Storage<Half> {
   using Code = Binary16;
@@ -177,9 +195,11 @@ struct Storage<Half> {
   static constexpr bool kDirect = true;
   /// Largest value a node may hold: binary16's largest finite number.
   static constexpr double kLargest = 65504.0;
-  static Code encode_node(double v) noexcept { return {detail::half_bits(v)}; }
+  static Code encode_node(double v) noexcept { return {detail::half_bits_same_side(v)}; }
   static double decode(Code c, const Brick&) noexcept { return detail::half_value(c.bits); }
-  static double node_bound(const Brick&, double stored) noexcept { return detail::half_ulp(stored, 11, -14); }
+  static double node_bound(const Brick&, double stored) noexcept {
+    return stored == -0x1p-24 ? 0x1p-24 : detail::half_ulp(stored, 11, -14);
+  }
 };
 
 /// The two linear encodings (header comment), codes of `Bits` bits.

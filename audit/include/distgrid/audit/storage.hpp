@@ -62,16 +62,20 @@ constexpr int narrowest_bits(Storage s) noexcept {
 /// |stored - exact| <= u band h that every node of a grid in S keeps (the
 /// budgets' `u`), with band_width = band h:
 ///   float, double: half an ulp relative, 2^-24 and 2^-53 (|value| <= band h);
-///   half: 2^-11 relative, and below 2^-14 binary16's subnormal spacing rounds
-///     by at most 2^-25 absolutely, so u = 2^-11 + 2^-25 / (band h);
+///     float's subnormals round by at most 2^-150 absolutely, and its negative
+///     subnormal nearest zero holds the negative values too small for float (kept
+///     inside), up to 2^-149 away: u = 2^-24 + 2^-149 / (band h) for float;
+///   half: 2^-11 relative; below 2^-14 binary16's subnormal spacing rounds by at
+///     most 2^-25 absolutely, and -2^-24 holds every negative value above -2^-25,
+///     up to 2^-24 away, so u = 2^-11 + 2^-24 / (band h);
 ///   q16, q8: half the brick's step s, and s / 2 <= (hi - lo) / (2 C) + w (1 + 1 / C)
 ///     with hi - lo <= 2 band h, C the largest code and w <= 2^-50 band h (the
 ///     encoding in storage.hpp), so u = 1 / C + 2^-48 (2^-49 would do).
 inline double storage_unit_roundoff(Storage s, double band_width) noexcept {
   switch (s) {
-    case Storage::float32: return 0x1p-24;
+    case Storage::float32: return 0x1p-24 + 0x1p-149 / band_width;
     case Storage::float64: return 0x1p-53;
-    case Storage::half: return 0x1p-11 + 0x1p-25 / band_width;
+    case Storage::half: return 0x1p-11 + 0x1p-24 / band_width;
     case Storage::q16: return 1.0 / 65535 + 0x1p-48;
     case Storage::q8: return 1.0 / 255 + 0x1p-48;
   }

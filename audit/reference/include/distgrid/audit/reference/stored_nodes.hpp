@@ -45,13 +45,16 @@ inline double half_spacing(double stored, int digits, int min_exponent) noexcept
 /// The most a node stored as `code` may differ from the value it was rounded
 /// from, as the encodings promise it: half the spacing of float or binary16 at
 /// the stored value (correct rounding), nothing for double (the reference
-/// itself), half the brick's step for the linear codes.
+/// itself), half the brick's step for the linear codes. The negative subnormal
+/// nearest zero also holds every negative value too small for the format (kept
+/// inside rather than rounded to -0): the whole spacing there.
 inline double reference_node_bound(float code, DirectBrick) noexcept {
-  return half_spacing(static_cast<double>(code), 24, -126);
+  const double stored = static_cast<double>(code);
+  return stored == -std::ldexp(1.0, -149) ? std::ldexp(1.0, -149) : half_spacing(stored, 24, -126);
 }
 inline double reference_node_bound(double, DirectBrick) noexcept { return 0; }
 inline double reference_node_bound(Binary16 code, DirectBrick brick) noexcept {
-  return half_spacing(reference_decode(code, brick), 11, -14);
+  return code.bits == 0x8001u ? std::ldexp(1.0, -24) : half_spacing(reference_decode(code, brick), 11, -14);
 }
 template <std::unsigned_integral Code>
 double reference_node_bound(Code, const LinearBrick& brick) noexcept {
