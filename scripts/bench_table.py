@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Tables of the peer benchmark (ours against OpenVDB), quiet and under the standard
-background load, with callgrind's instruction and cache-miss counts beside, every
-performance target as met or not, and a summary of our own benchmarks, from the JSON
-files scripts/bench writes.
+background load, of every storage against float (bench_storage) and of our q8 and q16
+against NanoVDB's Fp8, Fp16 and FpN (peer_nanovdb), with callgrind's instruction and
+cache-miss counts beside, every performance target as met or not, and a summary of our
+own benchmarks, from the JSON files scripts/bench writes.
 
   bench_table.py RESULTS [--command CMD] [--doc FILE]   print the tables (and write FILE)
   bench_table.py --counts DIR                           callgrind dumps -> counts JSON
@@ -29,6 +30,16 @@ KINDS = (("1-thread", "One thread"), ("all-threads", "Every thread"))
 PEER_HEADER = ("| operation | ours | OpenVDB | ratio quiet | ratio loaded | loaded / quiet | target | met | "
                "instructions ours / OpenVDB | LL misses ours / OpenVDB | note |")
 OTHER_HEADER = "| target | measured | goal | met | note |"
+STORAGE_HEADER = ("| storage | operation | this storage | float | ratio | target | met | "
+                  "instructions storage / float | LL misses storage / float |")
+NANOVDB_HEADER = ("| ours / NanoVDB | bytes per grid | bytes ratio | largest storage error, h | our bound, h | "
+                  "sign flips | volume change | sample random, ratio | sample brick-sorted, ratio | "
+                  "instructions ours / NanoVDB, random / sorted |")
+DOC_TITLE = "Performance against OpenVDB and NanoVDB, and of every storage against float"
+STORAGE_TITLE = "Storages against float"
+NANOVDB_TITLE = "Quantised storage against NanoVDB"
+# Callgrind dumps: file name prefix -> which benchmark wrote them (peer_openvdb, bench_storage, peer_nanovdb).
+DUMP_PREFIXES = ("peer", "storage", "nanovdb")
 # Peer rows the README's summary repeats (operation names as the generated tables give them).
 SUMMARY_OPERATIONS = ("trilinear sample, random order, sample_many", "trilinear sample, brick-sorted, sample_many",
                       "six-sample gradient, brick-sorted, gradient_many", "contour, surface-nets",
@@ -39,7 +50,8 @@ BEGIN, END = "<!-- BEGIN performance-table -->", "<!-- END performance-table -->
 def read_counts(directory):
     """Per dump label "<row id>/<side>": callgrind's totals by event name."""
     counts = {}
-    for path in sorted(pathlib.Path(directory).glob("peer.*")):
+    paths = sorted(p for prefix in DUMP_PREFIXES for p in pathlib.Path(directory).glob(f"{prefix}.*"))
+    for path in paths:
         label, events, totals = None, None, None
         for line in path.read_text(errors="replace").splitlines():
             if line.startswith("desc: Trigger: Client Request: "):
@@ -54,9 +66,9 @@ def read_counts(directory):
     return counts
 
 
-def count_ratio(counts, row_id, event):
+def count_ratio(counts, row_id, event, ours_side="ours", theirs_side="openvdb"):
     sides = counts.get(row_id, {})
-    ours, theirs = sides.get("ours", {}).get(event), sides.get("openvdb", {}).get(event)
+    ours, theirs = sides.get(ours_side, {}).get(event), sides.get(theirs_side, {}).get(event)
     if ours is None or not theirs:
         return None
     return ours / theirs
@@ -129,6 +141,56 @@ def peer_table(kind, quiet, loaded, counts):
                      f"{'' if target is None else f'<= {target:g}'} | {met} | "
                      f"{'' if ir is None else f'{ir:.3f}'} | {'' if ll is None else f'{ll:.3f}'} | "
                      f"{'; '.join(notes).replace('|', '/')} |")
+    return "\n".join(lines)
+
+
+def storage_table(report, counts):
+    """Every storage against float, same run, alternating: memory and time ratios with
+    their targets, and callgrind's counts of the two sides where the run had them."""
+    lines = [f"## {STORAGE_TITLE}", "",
+             f"bench_storage: the default sphere at h = 1/{round(1 / report['h'])}, band {report['band']:g}, "
+             f"{report['threads']} thread, {report['timing']} ({report['repetitions']} repetitions, "
+             f"{report['points']} sampling points); code path {report.get('instruction_set', 'unknown')}. Each "
+             "ratio is this storage over float; instruction and last-level read-miss counts are callgrind's, "
+             "one repetition with fewer sampling points.", "",
+             STORAGE_HEADER, "|---|---|---:|---:|---:|---:|---|---:|---:|"]
+    for r in report["rows"]:
+        memory = r["id"].startswith("memory")
+        value = (lambda v: f"{v / 1e6:.2f} MB") if memory else (lambda v: f"{v * 1e3:.1f} ms")
+        target = r.get("target")
+        met = "" if target is None else ("yes" if r["ratio"] <= target else "no")
+        row_id = f"{r['storage']}/{r['id']}"
+        ir = count_ratio(counts, row_id, "Ir", r["storage"], "float")
+        ll = count_ratio(counts, row_id, "DLmr", r["storage"], "float")
+        lines.append(f"| {r['storage']} | {r['operation']} | {value(r['value'])} | {value(r['float_value'])} | "
+                     f"{r['ratio']:.3f} | {'' if target is None else f'<= {target:g}'} | {met} | "
+                     f"{'' if ir is None else f'{ir:.3f}'} | {'' if ll is None else f'{ll:.3f}'} |")
+    return "\n".join(lines)
+
+
+def nanovdb_table(report, counts):
+    """Our q8 and q16 against NanoVDB's Fp8, Fp16 and FpN made from the same float grid:
+    memory, both sides' errors and sign flips, volume change, sampling time ratios."""
+    lines = [f"## {NANOVDB_TITLE}", "",
+             f"peer_nanovdb: NanoVDB {report['nanovdb_version']}; the default sphere baked into {report['source']} "
+             f"bricks at h = 1/{round(1 / report['h'])}, band {report['band']:g} ({report['stored_nodes']} stored "
+             f"nodes, {report['float_bytes_per_grid'] / 1e6:.2f} MB as float), encoded as our q8 and q16 and "
+             f"converted to NanoVDB's Fp8, Fp16 and FpN (tolerance: {report['fpn_tolerance']}). Errors and sign "
+             "flips are read at every stored node against the float values both were made from; the volume "
+             f"change is relative to the float values' own. Sampling: {report['threads']} thread, "
+             f"{report['timing']} ({report['repetitions']} repetitions, {report['points']} points), ours / NanoVDB; "
+             f"code path {report.get('instruction_set', 'unknown')}.", "",
+             NANOVDB_HEADER, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in report["rows"]:
+        b, e, f, v = r["bytes_per_grid"], r["max_storage_error_h"], r["sign_flips"], r["volume_change"]
+        ratios = [count_ratio(counts, f"{r['id']}/{kind}", "Ir", "ours", "nanovdb")
+                  for kind in ("sample_random", "sample_sorted")]
+        instructions = " / ".join("" if x is None else f"{x:.3f}" for x in ratios) if any(ratios) else ""
+        lines.append(f"| {r['ours']} / {r['nanovdb']} | {b['ours'] / 1e6:.2f} MB / {b['nanovdb'] / 1e6:.2f} MB | "
+                     f"{b['ratio']:.3f} | {e['ours']:.4g} / {e['nanovdb']:.4g} | {e['ours_bound_h']:.4g} | "
+                     f"{f['ours']} / {f['nanovdb']} | {v['ours']:.2g} / {v['nanovdb']:.2g} | "
+                     f"{r['sample_random_seconds']['ratio']:.3f} | {r['sample_sorted_seconds']['ratio']:.3f} | "
+                     f"{instructions} |")
     return "\n".join(lines)
 
 
@@ -234,7 +296,34 @@ def summary(doc_text):
         target = " / ".join(dict.fromkeys(c[6] for c in (a, b) if c is not None and c[6]))
         lines.append(f"| {operation} | {a[3] if a else ''} | {b[3] if b else ''} | {target} | "
                      f"{a[7] if a else '-'} / {b[7] if b else '-'} |")
+    storage = section_rows(doc_text, STORAGE_TITLE, STORAGE_HEADER)
+    targeted = [c for c in storage if c[5]]
+    if targeted:
+        lines += ["", "The narrower storages against float, one thread, same run (the targets' rows):", "",
+                  "| storage | operation | ratio | target | met |", "|---|---|---:|---:|---|"]
+        lines += [f"| {c[0]} | {c[1]} | {c[4]} | {c[5]} | {c[6]} |" for c in targeted]
+    nano = section_rows(doc_text, NANOVDB_TITLE, NANOVDB_HEADER)
+    if nano:
+        lines += ["", "Our q8 and q16 against NanoVDB's quantised grids from the same float sphere, ours / NanoVDB:", "",
+                  "| ours / NanoVDB | bytes | largest storage error, h | sign flips | sample random | "
+                  "sample brick-sorted |", "|---|---:|---:|---:|---:|---:|"]
+        lines += [f"| {c[0]} | {c[2]} | {c[3]} | {c[5]} | {c[7]} | {c[8]} |" for c in nano]
     return "\n".join(lines)
+
+
+def section_rows(doc_text, title, header):
+    """The cells of the rows of the table under `header` in section `title` (none when absent)."""
+    for section in re.split(r"^## ", doc_text, flags=re.M)[1:]:
+        lines = section.splitlines()
+        if lines[0] != title or header not in lines:
+            continue
+        rows = []
+        for line in lines[lines.index(header) + 2:]:
+            if not line.startswith("| "):
+                break
+            rows.append([c.strip() for c in line.strip().strip("|").split("|")])
+        return rows
+    return []
 
 
 def update_readme(doc, readme, check):
@@ -285,10 +374,17 @@ def main():
     sections += [peer_table(title, *peer[kind], counts) for kind, title in KINDS if kind in peer]
     if peer:
         sections.append(other_table(peer, out))
+    measured = bool(peer)
+    if (out / "storage.json").exists():
+        sections.append(storage_table(json.loads((out / "storage.json").read_text()), counts))
+        measured = True
+    if (out / "peer-nanovdb.json").exists():
+        sections.append(nanovdb_table(json.loads((out / "peer-nanovdb.json").read_text()), counts))
+        measured = True
     ours = sorted(p for p in out.glob("bench_*.json"))
     print("\n\n".join(sections + ([ours_table(ours)] if ours else [])))
-    if args.doc and peer:
-        doc = ["# Performance against OpenVDB", "",
+    if args.doc and measured:
+        doc = [f"# {DOC_TITLE}", "",
                "Generated by `scripts/bench` (`scripts/bench_table.py`) from the benchmark JSON of one run; "
                "do not edit by hand. Every target is listed as met, not met or not measured; a missed "
                "target's note says what bounds it, with callgrind's counts.", "", "\n\n".join(sections), ""]
