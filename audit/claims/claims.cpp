@@ -50,6 +50,11 @@ const std::vector<Claim>& claims() {
        "Half bricks keep the sign of every node of a float-stored grid.",
        {"bake.node_values", "grid.sample"},
        &storage_half_keeps_float_signs},
+      {"storage.linear_against_nanovdb",
+       "Made from the same float values, our q8 and q16 bricks take no more memory than NanoVDB's Fp8 and Fp16 "
+       "grids, with every node within its bound and no sign changed; NanoVDB's figures, and FpN's, beside.",
+       {"bake.node_values"},
+       &storage_linear_against_nanovdb},
       {"key.exact_below_2_51",
        "Brick keys are whole numbers below 2^51, exact as 64-bit integers and as doubles.",
        {"grid.key"},

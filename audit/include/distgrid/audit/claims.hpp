@@ -63,6 +63,7 @@ ClaimResult volume_curved_second_order(ClaimContext& context);
 ClaimResult storage_float_rounding(ClaimContext& context);
 ClaimResult storage_q16_half_step(ClaimContext& context);
 ClaimResult storage_half_keeps_float_signs(ClaimContext& context);
+ClaimResult storage_linear_against_nanovdb(ClaimContext& context);
 ClaimResult key_exact_below_2_51(ClaimContext& context);
 ClaimResult edge_key_exact_below_2_21_corners(ClaimContext& context);
 ClaimResult plan_ball_covers_brick(ClaimContext& context);
