@@ -266,7 +266,10 @@ def machine_line(out, command):
             "machine is shared with other work, so absolute times move between runs; only the ratios, ours "
             "against OpenVDB timed alternately in the same run (median of the repetitions), are compared. "
             f"Loaded: a child process streams through 256 MB on the last core while both sides are timed; "
-            f"a ratio may grow at most {LOAD_FACTOR_LIMIT:g}x under load.")
+            f"a ratio may grow at most {LOAD_FACTOR_LIMIT:g}x under load."
+            + ("" if machine.get("counted_code_path", "same") == "same" else
+               f" Callgrind's counts are those of a build of the same sources for {machine['counted_code_path']} "
+               "(preset bench-count): valgrind runs no AVX-512 code, which the timed build uses."))
 
 
 def summary(doc_text):

@@ -144,7 +144,8 @@ def check_options(script):
         results = tmp / "results"
         (results / "callgrind").mkdir(parents=True)
         (results / "machine.json").write_text(json.dumps(
-            {"date": "2000-01-02", "processor": "Test CPU", "cores": 3, "load_before": "1, 1, 1", "load_after": "2, 2, 2"}))
+            {"date": "2000-01-02", "processor": "Test CPU", "cores": 3, "load_before": "1, 1, 1", "load_after": "2, 2, 2",
+             "counted_code_path": "x86-64-v3"}))
 
         def peer(threads, factor):
             rows = []
@@ -185,6 +186,8 @@ def check_options(script):
             problems.append("--command: the document does not name the command given")
         if "Measured 2000-01-02 on Test CPU, 3 cores" not in text:
             problems.append("the document does not name the machine of machine.json")
+        if "counts are those of a build of the same sources for x86-64-v3" not in text:
+            problems.append("the document does not say which build callgrind counted")
         if "instructions 0.50x OpenVDB's" not in text:
             problems.append("a missed target's note does not carry the callgrind count")
         if "load > 1.5x: no" not in text or "degrades under load" not in text:
