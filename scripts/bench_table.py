@@ -165,6 +165,11 @@ def storage_table(report, counts):
         lines.append(f"| {r['storage']} | {r['operation']} | {value(r['value'])} | {value(r['float_value'])} | "
                      f"{r['ratio']:.3f} | {'' if target is None else f'<= {target:g}'} | {met} | "
                      f"{'' if ir is None else f'{ir:.3f}'} | {'' if ll is None else f'{ll:.3f}'} |")
+        if "bytes_per_stored_brick" in r:  # the grid's bytes shared out over its stored bricks
+            ours, theirs = r["bytes_per_stored_brick"], r["float_bytes_per_stored_brick"]
+            lines.append(f"| {r['storage']} | memory per stored brick (bytes; the grid's bytes over its "
+                         f"{r['stored_bricks']} stored bricks) | {ours:.0f} B | {theirs:.0f} B | {ours / theirs:.3f} "
+                         "|  |  |  |  |")
     return "\n".join(lines)
 
 

@@ -119,6 +119,9 @@ def check_storage_sections(bt, sections):
     for storage in ("double", "half", "q16", "q8"):
         if not any(c[0] == storage for c in rows):
             problems.append(f"{bt.STORAGE_TITLE}: no rows for {storage}")
+    for storage in ("half", "q16", "q8"):
+        if not any(c[0] == storage and c[1].startswith("memory per stored brick") for c in rows):
+            problems.append(f"{bt.STORAGE_TITLE}: no memory per stored brick of {storage}")
     for storage, target in (("q8", "<= 0.3"), ("q16", "<= 0.55")):
         if not any(c[0] == storage and c[1].startswith("memory") and c[5] == target for c in rows if len(c) > 5):
             problems.append(f"{bt.STORAGE_TITLE}: no memory row of {storage} with target {target}")
@@ -194,6 +197,8 @@ def check_options(script):
             problems.append("a ratio that doubled under load is not reported as degrading")
         if "| q8 | memory per grid (bytes) | 2.00 MB | 8.00 MB | 0.250 | <= 0.3 | yes | 0.400 |" not in text:
             problems.append("the storage table lacks a row of storage.json with its callgrind count")
+        if "| q8 | memory per stored brick (bytes; the grid's bytes over its 4000 stored bricks) | 500 B | 2000 B | 0.250 |" not in text:
+            problems.append("the storage table lacks the memory per stored brick")
         if "| q16 / Fp16 | 4.00 MB / 5.00 MB | 0.800 |" not in text or "| 0 / 12 |" not in text:
             problems.append("the NanoVDB table lacks a row of peer-nanovdb.json with both sides")
         problems += [f"made-up document: {p}" for p in check_doc(bt, doc)]
@@ -221,8 +226,8 @@ def write_storage_results(results):
     for storage in ("double", "half", "q16", "q8"):
         memory = {"double": 16e6, "half": 4.5e6, "q16": 4.2e6, "q8": 2e6}[storage]
         rows.append({"storage": storage, "id": "memory_grid", "operation": "memory per grid (bytes)", "value": memory,
-                     "float_value": 8e6, "ratio": memory / 8e6,
-                     "target": {"q8": 0.3, "q16": 0.55}.get(storage)})
+                     "float_value": 8e6, "ratio": memory / 8e6, "target": {"q8": 0.3, "q16": 0.55}.get(storage),
+                     "stored_bricks": 4000, "bytes_per_stored_brick": memory / 4000, "float_bytes_per_stored_brick": 2000})
         rows.append({"storage": storage, "id": "sample_random", "operation": "trilinear sample, random order",
                      "value": 0.012, "float_value": 0.01, "ratio": 1.2,
                      "target": 1.3 if storage in ("q16", "q8") else None})
