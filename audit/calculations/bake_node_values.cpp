@@ -33,8 +33,9 @@ Calculation bake_node_values() {
                   {"core/include/distgrid/brick_key.hpp", "brick_node_positions"},
                   {"core/src/field.cpp", "Field<S>::eval_batch"},
                   {"core/src/storage.cpp", "encode_linear"},
-                  {"core/include/distgrid/storage.hpp", "half_bits"},
-                  {"core/include/distgrid/storage.hpp", "half_bits_same_side"}},
+                  {"core/src/storage.cpp", "Storage<float>::encode_node"},
+                  {"core/src/storage.cpp", "half_bits_same_side"},
+                  {"core/include/distgrid/storage.hpp", "half_bits"}},
       .formula = "value = clamp(f(i h, j h, k h), -band h, band h), f in double at the node positions (b * 8 + n) * "
                  "h, stored as S: rounded to float or binary16 (half_bits; a negative value rounding to -0 kept inside as the negative subnormal nearest zero, half_bits_same_side), kept (double), or a brick's linear code "
                  "(encode_linear)",

@@ -30,6 +30,7 @@
 #include "distgrid/file_io.hpp"
 #include "distgrid/mesh_io.hpp"
 #include "distgrid/mesh_parts.hpp"
+#include "distgrid/mesh_prepare.hpp"
 #include "../src/build_info.hpp"
 #include "option_values.hpp"
 #include "report_commands.hpp"

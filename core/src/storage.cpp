@@ -1,10 +1,20 @@
-// The linear brick encodings (storage.hpp has the rule and why decoding is exact).
+// The encoders: float's and binary16's sign rule, and the linear brick encodings
+// (storage.hpp has the rules and why decoding is exact). Out of line, so that a
+// change to an encoder rebuilds this file alone.
 #include "distgrid/storage.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
-namespace distgrid::detail {
+namespace distgrid {
+
+namespace detail {
+
+std::uint16_t half_bits_same_side(double v) noexcept {
+  const std::uint16_t bits = half_bits(v);
+  return bits == 0x8000u && v < 0 ? std::uint16_t{0x8001u} : bits;
+}
 
 namespace {
 
@@ -51,4 +61,13 @@ LinearBrick encode_linear(std::span<const double, kBrickNodes> exact, Code* code
 template LinearBrick encode_linear<std::uint16_t>(std::span<const double, kBrickNodes>, std::uint16_t*) noexcept;
 template LinearBrick encode_linear<std::uint8_t>(std::span<const double, kBrickNodes>, std::uint8_t*) noexcept;
 
-}  // namespace distgrid::detail
+}  // namespace detail
+
+Storage<float>::Code Storage<float>::encode_node(double v) noexcept {
+  const float rounded = static_cast<float>(v);
+  return rounded == 0 && v < 0 ? -std::numeric_limits<float>::denorm_min() : rounded;
+}
+
+Storage<Half>::Code Storage<Half>::encode_node(double v) noexcept { return {detail::half_bits_same_side(v)}; }
+
+}  // namespace distgrid

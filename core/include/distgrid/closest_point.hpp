@@ -15,11 +15,11 @@
 #include <array>
 #include <cstdint>
 
+#include "distgrid/vec3.hpp"
+
 namespace distgrid {
 
 enum class TriangleFeature : std::uint8_t { face, edge_ab, edge_bc, edge_ca, corner_a, corner_b, corner_c };
-
-using Vec3 = std::array<double, 3>;
 
 struct ClosestPoint {
   Vec3 point{0, 0, 0};

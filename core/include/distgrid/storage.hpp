@@ -121,10 +121,7 @@ inline std::uint16_t half_bits(double v) noexcept {
 
 /// half_bits, except that a negative value rounding to -0 gives -2^-24, binary16's
 /// negative subnormal nearest zero: the node stays inside.
-inline std::uint16_t half_bits_same_side(double v) noexcept {
-  const std::uint16_t bits = half_bits(v);
-  return bits == 0x8000u && v < 0 ? std::uint16_t{0x8001u} : bits;
-}
+std::uint16_t half_bits_same_side(double v) noexcept;
 
 /// The value of binary16 bits (not infinity or NaN), exactly: the bits moved into a
 /// double's exponent and significand, then scaled by 2^(1023 - 15), which is exact
@@ -159,10 +156,7 @@ struct Storage<float> {
   static constexpr std::string_view kName = "float";
   static constexpr std::uint32_t kFileId = 1;  ///< its id in .dgrid files
   static constexpr bool kDirect = true;        ///< codes are the values (Brick is empty)
-  static Code encode_node(double v) noexcept {
-    const float rounded = static_cast<float>(v);
-    return rounded == 0 && v < 0 ? -std::numeric_limits<float>::denorm_min() : rounded;
-  }
+  static Code encode_node(double v) noexcept;  // storage.cpp
   static double decode(Code c, const Brick&) noexcept { return static_cast<double>(c); }
   static double node_bound(const Brick&, double stored) noexcept {
     return stored == -0x1p-149 ? 0x1p-149 : detail::half_ulp(stored, 24, -126);
@@ -195,7 +189,7 @@ struct Storage<Half> {
   static constexpr bool kDirect = true;
   /// Largest value a node may hold: binary16's largest finite number.
   static constexpr double kLargest = 65504.0;
-  static Code encode_node(double v) noexcept { return {detail::half_bits_same_side(v)}; }
+  static Code encode_node(double v) noexcept;  // storage.cpp
   static double decode(Code c, const Brick&) noexcept { return detail::half_value(c.bits); }
   static double node_bound(const Brick&, double stored) noexcept {
     return stored == -0x1p-24 ? 0x1p-24 : detail::half_ulp(stored, 11, -14);

@@ -21,7 +21,10 @@
 #include "distgrid/field.hpp"
 #include "distgrid/grid.hpp"
 #include "distgrid/mesh_parts.hpp"
-#include "distgrid/mesh_prepare.hpp"
+
+namespace distgrid {
+struct PreparedMesh;  // mesh_prepare.hpp
+}  // namespace distgrid
 
 namespace distgrid::audit {
 
