@@ -53,6 +53,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from process_group import run  # noqa: E402
+
 # The voxel sizes: the budgets' own (1/64) and one that is not a power of two.
 H_VALUES = ["0x1p-6", "0.0123"]
 SCHEMA = "distgrid-mutants/1"
@@ -65,23 +68,6 @@ class Interrupted(Exception):
 
 def log(text):
     print(text, file=sys.stderr, flush=True)
-
-
-def run(command, **kwargs):
-    """subprocess.run with output captured, in a process group of its own that is killed
-    whole (make, the compilers, the linker) when this script is interrupted."""
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               start_new_session=True, **kwargs)
-    try:
-        out, err = process.communicate()
-    except BaseException:
-        try:
-            os.killpg(process.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        process.wait()
-        raise
-    return subprocess.CompletedProcess(command, process.returncode, out, err)
 
 
 class Timer:

@@ -41,3 +41,9 @@ add_test(NAME audit.gate_json_and_render_mutants_do_what_their_help_says
 add_test(NAME audit.mutants_restore_the_sources_whatever_happens
   COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/tests/mutants_restore_test.py
           ${PROJECT_SOURCE_DIR}/scripts/mutants.py ${CMAKE_CURRENT_BINARY_DIR}/mutants-restore-test)
+
+# scripts/coverage's counting (on gcov output written by hand) and render --coverage.
+add_test(NAME audit.coverage_counts_and_render_coverage_do_what_they_say
+  COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/tests/coverage_test.py ${audit_tool}
+          ${PROJECT_SOURCE_DIR}/scripts/coverage.py ${PROJECT_SOURCE_DIR}/reports/golden/small_report.json
+          ${CMAKE_CURRENT_BINARY_DIR}/coverage-test)

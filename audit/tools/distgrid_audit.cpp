@@ -173,6 +173,7 @@ default parts and the built-in mesh parts.
 
 constexpr const char* kRenderHelp = R"(usage: distgrid-audit render REPORT.json --out FILE.html [--source-dir DIR]
                              [--baseline BASE.json] [--mutants MUTANTS.json]
+                             [--coverage COVERAGE.json]
 
 Writes the numerical-accuracy policy page: one HTML file with inline style and
 charts and the report embedded, that opens offline. The code of each
@@ -182,7 +183,10 @@ report (in bits; a count's in inputs, as 'compare' classifies it) and the
 banner at the top counts the regressions. With --mutants (what scripts/mutants
 writes, build/mutants/mutants.json) the page shows the gates' teeth: each
 mutant caught or not at each h, and for every budget the mutants that trip it
-or "not shown to have teeth". A report that lacks sections renders
+or "not shown to have teeth". With --coverage (what scripts/coverage writes,
+build/coverage/coverage.json) the page shows, per calculation and cited
+function, the lines and branch outcomes its own quick audit reaches, against
+the targets. A report that lacks sections renders
 what it has and says what is missing; a file that is not a distgrid-audit
 report fails with badfile. The page is written to a temporary file, then renamed.
 )";
@@ -453,7 +457,8 @@ int gate_command(int argc, char** argv) {
 }
 
 int render_command(int argc, char** argv) {
-  const Arguments args = Arguments::parse(argc, argv, {"--out", "--source-dir", "--baseline", "--mutants"});
+  const Arguments args =
+      Arguments::parse(argc, argv, {"--out", "--source-dir", "--baseline", "--mutants", "--coverage"});
   if (args.help) {
     std::fputs(kRenderHelp, stdout);
     return 0;
@@ -466,8 +471,9 @@ int render_command(int argc, char** argv) {
   distgrid::render::PageOptions options;
   options.source_dir = args.get("--source-dir").value_or(default_source_dir());
   options.sampling_range_calculations = audit::page_sampling_range_ids();
-  distgrid::render::render_policy_page(args.positional.front(), *out, options, args.get("--baseline").value_or(""),
-                                       args.get("--mutants").value_or(""));
+  distgrid::render::render_policy_page(args.positional.front(), *out, options,
+                                       {args.get("--baseline").value_or(""), args.get("--mutants").value_or(""),
+                                        args.get("--coverage").value_or("")});
   std::printf("wrote %s\n", out->c_str());
   return 0;
 }

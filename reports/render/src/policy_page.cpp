@@ -16,6 +16,7 @@
 #include "page_parts.hpp"
 #include "source_code.hpp"
 #include "svg_chart.hpp"
+#include "coverage_section.hpp"
 #include "teeth_section.hpp"
 
 namespace distgrid::render {
@@ -235,6 +236,7 @@ class PageWriter {
     for (const FileGroup& f : files_) file_section(f);
     claims();
     if (options_.mutants) html_ += teeth_section_html(*options_.mutants, options_.mutants_name);
+    if (options_.coverage) html_ += coverage_section_html(*options_.coverage, options_.coverage_name);
     comparison();
     refinement();
     in_detail();
@@ -334,6 +336,7 @@ class PageWriter {
       html_ += "<li><a href=\"#file-" + anchor(f.file) + "\"><code>" + escape(f.file) + "</code></a></li>";
     html_ += "<li><a href=\"#claims\">Claims</a></li>";
     if (options_.mutants) html_ += "<li><a href=\"#teeth\">Teeth of the gates</a></li>";
+    if (options_.coverage) html_ += "<li><a href=\"#coverage\">Code the inputs reach</a></li>";
     html_ += "<li><a href=\"#comparison\">Float, double and narrower bricks</a></li>"
              "<li><a href=\"#refinement\">Volume error against h</a></li><li><a href=\"#in-detail\">In detail</a></li>"
              "<li><a href=\"#build\">Build</a></li></ol></nav>\n";
@@ -1147,20 +1150,26 @@ std::string policy_page_html(const json& report, const PageOptions& options) {
 }
 
 void render_policy_page(const std::string& report_path, const std::string& out_path, PageOptions options,
-                        const std::string& baseline_path, const std::string& mutants_path) {
+                        const PageFiles& files) {
   const json report = parse_report(read_file(report_path), report_path);
   options.report_name = file_name_only(report_path);
   json baseline;
-  if (!baseline_path.empty()) {
-    baseline = parse_report(read_file(baseline_path), baseline_path);
+  if (!files.baseline.empty()) {
+    baseline = parse_report(read_file(files.baseline), files.baseline);
     options.baseline = &baseline;
-    options.baseline_name = file_name_only(baseline_path);
+    options.baseline_name = file_name_only(files.baseline);
   }
   json mutants;
-  if (!mutants_path.empty()) {
-    mutants = parse_mutants(read_file(mutants_path), mutants_path);
+  if (!files.mutants.empty()) {
+    mutants = parse_mutants(read_file(files.mutants), files.mutants);
     options.mutants = &mutants;
-    options.mutants_name = file_name_only(mutants_path);
+    options.mutants_name = file_name_only(files.mutants);
+  }
+  json coverage;
+  if (!files.coverage.empty()) {
+    coverage = parse_coverage(read_file(files.coverage), files.coverage);
+    options.coverage = &coverage;
+    options.coverage_name = file_name_only(files.coverage);
   }
   replace_file(out_path, policy_page_html(report, options));
 }

@@ -30,6 +30,17 @@ struct PageOptions {
   /// gates' teeth, each mutant and, for every budget, the mutants that trip it.
   const nlohmann::json* mutants = nullptr;
   std::string mutants_name;
+  /// What scripts/coverage wrote (distgrid-coverage/1): the page then shows, per
+  /// calculation, the lines and branches of its cited code its inputs reach.
+  const nlohmann::json* coverage = nullptr;
+  std::string coverage_name;
+};
+
+/// The files a page is rendered from besides the report; an empty path is not read.
+struct PageFiles {
+  std::string baseline;  ///< a report to show every figure's change against
+  std::string mutants;   ///< scripts/mutants' result
+  std::string coverage;  ///< scripts/coverage's result
 };
 
 /// The report in `text`, checked to be a JSON object of schema kReportSchema
@@ -41,10 +52,10 @@ nlohmann::json parse_report(std::string_view text, const std::string& name);
 /// Sections the report lacks are rendered as notes saying so.
 std::string policy_page_html(const nlohmann::json& report, const PageOptions& options);
 
-/// Reads `report_path` (and `baseline_path` and `mutants_path` unless empty),
-/// renders it and writes `out_path` through a temporary file and a rename; the
-/// page names the files by their names. Throws Error(badfile) naming the file at fault.
+/// Reads `report_path` (and each file of `files` that is not empty), renders it
+/// and writes `out_path` through a temporary file and a rename; the page names
+/// the files by their names. Throws Error(badfile) naming the file at fault.
 void render_policy_page(const std::string& report_path, const std::string& out_path, PageOptions options,
-                        const std::string& baseline_path = "", const std::string& mutants_path = "");
+                        const PageFiles& files = {});
 
 }  // namespace distgrid::render
