@@ -26,7 +26,6 @@ Calculation grid_sample() {
                   {"core/src/grid.cpp", "floor_exact"},
                   {"core/src/grid.cpp", "GridAccessor<S>::sample_after_move"},
                   {"core/src/grid.cpp", "GridAccessor<S>::sample_in_base"},
-                  {"core/src/grid.cpp", "GridAccessor<S>::sample_near_base"},
                   {"core/src/grid.cpp", "GridAccessor<S>::sample_across_faces"},
                   {"core/src/grid.cpp", "GridAccessor<S>::sample_any_corners"},
                   {"core/src/grid.cpp", "GridAccessor<S>::look_up"},
