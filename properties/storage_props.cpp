@@ -188,9 +188,9 @@ DISTGRID_PROPERTY(BakeNodeValues, everyStorageRoundTripsThroughADgridFileBitForB
   std::filesystem::remove_all(dir);
 }
 
-// ---- grid.sample ------------------------------------------------------------------
+// ---- grid.sample and grid.gradient --------------------------------------------------
 
-DISTGRID_PROPERTY(GridSample, sampleManyEqualsSampleBitForBitForEveryStorage, 40) {
+DISTGRID_PROPERTY(GridSampleAndGridGradient, batchCallsEqualOneCallPerPointBitForBitForEveryStorage, 40) {
   const GridCase g = *storage_grid();
   std::vector<std::array<double, 3>> points;
   for (int n = 0; n < 200; ++n)
