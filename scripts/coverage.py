@@ -199,6 +199,17 @@ def function_coverage(source, merged, root=None):
     return result
 
 
+def processor_name():
+    """The processor's model name (Linux), else what the platform module knows."""
+    try:
+        for line in open("/proc/cpuinfo", encoding="utf-8"):
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
 def write_atomically(path, data):
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(path)), suffix=".tmp")
@@ -298,7 +309,7 @@ def main(argv):
             "settings": {"h": options["h"], "storage": options["storage"], "quick": True,
                          "build": "coverage preset: -O1 --coverage -fprofile-update=atomic",
                          "command": "scripts/coverage " + " ".join(argv[1:])},
-            "machine": {"processor": platform.processor() or platform.machine(), "cores": os.cpu_count()},
+            "machine": {"processor": processor_name(), "cores": os.cpu_count()},
             "date": time.strftime("%Y-%m-%d"),
             "exception_edges_counted": False,
             "calculations": calculations})
