@@ -268,7 +268,7 @@ def main(argv):
     try:
         options = parse_args(argv[1:])
     except UsageError as problem:
-        log(f"coverage: {problem}\n" + __doc__.splitlines()[2])
+        log(f"coverage: {problem}\n" + next(line for line in __doc__.splitlines() if line.startswith("usage:")))
         return 2
     def interrupt(signum, frame):
         raise KeyboardInterrupt(signal.Signals(signum).name)
