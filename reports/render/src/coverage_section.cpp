@@ -2,10 +2,8 @@
 
 #include <cmath>
 #include <cstdio>
-#include <optional>
 
 #include "distgrid/error.hpp"
-#include "distgrid/json_text.hpp"
 #include "html.hpp"
 
 namespace distgrid::render::detail {
@@ -13,17 +11,8 @@ namespace distgrid::render::detail {
 using nlohmann::json;
 
 json parse_coverage(std::string_view text, const std::string& name) {
-  const json doc = parse_json_text(text, name, ErrorCode::badfile);
-  const json* schema = member(doc, "schema");
-  if (!doc.is_object() || !schema || !schema->is_string() || schema->get<std::string>() != kCoverageSchema)
-    throw Error(ErrorCode::badfile,
-                name + ": not a " + std::string(kCoverageSchema) + " file (written by scripts/coverage)");
-  const json* calculations = member(doc, "calculations");
-  if (!calculations || !calculations->is_array())
-    throw Error(ErrorCode::badfile, name + ": /calculations is not an array");
-  for (std::size_t n = 0; n < calculations->size(); ++n)
-    if (!(*calculations)[n].is_object())
-      throw Error(ErrorCode::badfile, name + ": /calculations/" + std::to_string(n) + " is not an object");
+  json doc = parse_schema_document(text, name, kCoverageSchema, "scripts/coverage");
+  require_array_of_objects(doc, "calculations", name);
   const json* targets = member(doc, "targets");
   if (!targets || !targets->is_object() || !number_of(*targets, "lines_percent") ||
       !number_of(*targets, "branches_percent"))
@@ -33,8 +22,8 @@ json parse_coverage(std::string_view text, const std::string& name) {
 
 namespace {
 
-/// "12 of 13 (92.3 %)" for an object {done_key, total, percent}, "&mdash;" when it has no total.
-std::string share(const json* counts, std::string_view done_key, std::optional<double> target) {
+/// "12 of 13 (92.3 %)" for an object {done_key, total}, flagged below `target` percent; "&mdash;" when it has no total.
+std::string share(const json* counts, std::string_view done_key, double target) {
   if (!counts) return "&mdash;";
   const auto done = number_of(*counts, done_key);
   const auto total = number_of(*counts, "total");
@@ -45,7 +34,7 @@ std::string share(const json* counts, std::string_view done_key, std::optional<d
   char rounded[32];
   std::snprintf(rounded, sizeof rounded, "%.1f", std::floor(percent * 10) / 10);
   std::string text = number_text(*done, 9) + " of " + number_text(*total, 9) + " (" + rounded + " %)";
-  if (target && percent < *target) return "<span class=\"flag\">" + text + "</span>";
+  if (percent < target) return "<span class=\"flag\">" + text + "</span>";
   return text;
 }
 

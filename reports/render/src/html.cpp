@@ -3,6 +3,9 @@
 #include <cmath>
 #include <cstdio>
 
+#include "distgrid/error.hpp"
+#include "distgrid/json_text.hpp"
+
 namespace distgrid::render::detail {
 
 using nlohmann::json;
@@ -90,6 +93,27 @@ std::string anchor(std::string_view text) {
     out += keep ? c : '-';
   }
   return out;
+}
+
+json parse_schema_document(std::string_view text, const std::string& name, std::string_view schema,
+                           std::string_view written_by) {
+  json document = parse_json_text(text, name, ErrorCode::badfile);
+  const json* found = member(document, "schema");
+  if (!document.is_object() || !found || !found->is_string() || found->get<std::string>() != schema)
+    throw Error(ErrorCode::badfile,
+                name + ": not a " + std::string(schema) + " file (written by " + std::string(written_by) + ")");
+  return document;
+}
+
+void require_array_of_objects(const json& document, std::string_view key, const std::string& name) {
+  // Appended piece by piece: GCC 12 warns falsely (-Wrestrict) on "/" + std::string(key).
+  std::string where = name;
+  where.append(": /").append(key);
+  const json* array = member(document, key);
+  if (!array || !array->is_array()) throw Error(ErrorCode::badfile, where + " is not an array");
+  for (std::size_t n = 0; n < array->size(); ++n)
+    if (!(*array)[n].is_object())
+      throw Error(ErrorCode::badfile, where + "/" + std::to_string(n) + " is not an object");
 }
 
 }  // namespace distgrid::render::detail

@@ -34,6 +34,13 @@ std::string number_or(const nlohmann::json& object, std::string_view key, std::s
 /// An array member, or an empty array when absent or not an array.
 const nlohmann::json& array_of(const nlohmann::json& object, std::string_view key);
 
+/// The JSON document in `text` when it is an object whose "schema" is `schema`;
+/// throws Error(badfile) naming `name` and the script that writes such files otherwise.
+nlohmann::json parse_schema_document(std::string_view text, const std::string& name, std::string_view schema,
+                                     std::string_view written_by);
+/// Throws Error(badfile) naming `name` unless document[key] is an array of objects.
+void require_array_of_objects(const nlohmann::json& document, std::string_view key, const std::string& name);
+
 /// A fragment id built from free text: letters, digits, '-' and '.' kept, the rest as '-'.
 std::string anchor(std::string_view text);
 

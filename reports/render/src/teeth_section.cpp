@@ -4,7 +4,6 @@
 #include <vector>
 
 #include "distgrid/error.hpp"
-#include "distgrid/json_text.hpp"
 #include "html.hpp"
 
 namespace distgrid::render::detail {
@@ -12,18 +11,11 @@ namespace distgrid::render::detail {
 using nlohmann::json;
 
 json parse_mutants(std::string_view text, const std::string& name) {
-  const json doc = parse_json_text(text, name, ErrorCode::badfile);
-  const json* schema = member(doc, "schema");
-  if (!doc.is_object() || !schema || !schema->is_string() || schema->get<std::string>() != kMutantsSchema)
-    throw Error(ErrorCode::badfile, name + ": not a " + std::string(kMutantsSchema) + " file (written by scripts/mutants)");
-  for (const char* key : {"mutants", "teeth", "h"}) {
-    if (!doc.contains(key) || !doc[key].is_array())
-      throw Error(ErrorCode::badfile, name + ": /" + key + " is not an array");
-    if (std::string_view(key) == "h") continue;
-    for (std::size_t n = 0; n < doc[key].size(); ++n)
-      if (!doc[key][n].is_object())
-        throw Error(ErrorCode::badfile, name + ": /" + key + "/" + std::to_string(n) + " is not an object");
-  }
+  json doc = parse_schema_document(text, name, kMutantsSchema, "scripts/mutants");
+  require_array_of_objects(doc, "mutants", name);
+  require_array_of_objects(doc, "teeth", name);
+  if (const json* h = member(doc, "h"); !h || !h->is_array())
+    throw Error(ErrorCode::badfile, name + ": /h is not an array");
   return doc;
 }
 
