@@ -288,7 +288,8 @@ def main(argv):
             try:
                 report, seconds = audit_one(tool, root, calc_id, options, work)
             except RuntimeError as problem:
-                calculations.append({"id": calc_id, "problem": str(problem).splitlines()[0]})
+                # The audit's own message (its last line of output) says why, e.g. a badarg.
+                calculations.append({"id": calc_id, "problem": " ".join(str(problem).split())})
                 failing += 1
                 log(f"  {problem}")
                 continue
@@ -312,7 +313,7 @@ def main(argv):
             "date": time.strftime("%Y-%m-%d"),
             "exception_edges_counted": False,
             "calculations": calculations})
-        log(f"coverage: wrote {options['out']}; {failing} cited function(s) below the targets or not measured")
+        log(f"coverage: wrote {options['out']}; {failing} cited function(s) below the targets or not measured, or calculation(s) whose audit failed")
         return 1 if failing else 0
     except KeyboardInterrupt:
         log("coverage: interrupted")
