@@ -30,6 +30,7 @@ Exit status: 0 when every cited function meets the targets (lines >= 95 %,
 branches >= 90 %); 1 when one misses them, has no instrumented line, or an
 audit run fails; 2 on a wrong argument; 130 when interrupted.
 """
+import functools
 import json
 import os
 import platform
@@ -160,6 +161,16 @@ def validation_lines(text):
     return found
 
 
+@functools.lru_cache(maxsize=None)
+def validation_lines_of_file(root, file):
+    """validation_lines of a source file, read once however many cited functions it holds;
+    empty when it cannot be read."""
+    try:
+        return frozenset(validation_lines(open(os.path.join(root, file), encoding="utf-8").read()))
+    except OSError:
+        return frozenset()
+
+
 def counts(lines):
     executed = sum(1 for v in lines.values() if v["count"] > 0)
     taken = sum(sum(v["branches"]) for v in lines.values())
@@ -178,12 +189,7 @@ def function_coverage(source, merged, root=None):
         result["problem"] = "the report gives no line range: " + source.get("lines_null_reason", "not found")
         return result
     every = {n: v for n, v in merged.get(source["file"], {}).items() if first <= n <= last}
-    validation = set()
-    if root is not None:
-        try:
-            validation = validation_lines(open(os.path.join(root, source["file"]), encoding="utf-8").read())
-        except OSError:
-            pass
+    validation = validation_lines_of_file(root, source["file"]) if root is not None else frozenset()
     lines = {n: v for n, v in every.items() if n not in validation}
     result["lines_with_validation"], result["branches_with_validation"] = counts(every)
     result["validation_lines"] = sorted(n for n in every if n in validation)
