@@ -23,18 +23,22 @@ Calculation mesh_closest_point() {
       .title = "Closest point on a triangle and its feature",
       .declared = PrecisionClass::bits64,
       .sources = {{"core/include/distgrid/closest_point.hpp", "closest_point_on_triangle"},
-                  {"core/include/distgrid/closest_point.hpp", "closest_on_boundary"}},
+                  {"core/include/distgrid/closest_point.hpp", "closest_on_boundary"},
+                  {"core/include/distgrid/closest_point.hpp", "closest_on_segment"}},
       .formula = "Voronoi regions tested in the order corner a, corner b, edge ab, corner c, edge ca, edge bc, face "
                  "from d1..d6 (dot products of ab, ac with ap, bp, cp) and va, vb, vc; an edge point by lerp(s, e, "
                  "t); the face point by projection on n = ab x ac",
       .inputs = "per Voronoi region (7) a point built inside it; points 2^-10 .. 2^-60 of the triangle's size from a "
-                "region boundary; slivers and needles down to 2^-50; triangles 2^20 .. 2^30 from the origin; the "
-                "triangles of each of the run's mesh parts, with a point in a random region of each",
+                "region boundary; slivers and needles down to 2^-50; triangles 2^20 .. 2^30 from the origin; triangles "
+                "of exactly zero area (collinear or coincident corners); the triangles of each of the run's mesh "
+                "parts, with a point in a random region of each",
       .implementation = "closest_point_on_triangle",
-      .reference = "the exact closest point in rationals (projection on the plane, else the nearest clamped edge), "
-                   "its feature and the distance to its Voronoi region's boundary",
+      .reference = "the exact closest point in rationals (projection on the plane, else the nearest clamped edge; "
+                   "for a zero-area triangle the nearest of its edges), its feature and the distance to its "
+                   "Voronoi region's boundary",
       .errors = "error: |core point - exact point| in ulps of the largest coordinate. Decision region: core feature "
-                "vs exact feature, margin in ulps of the largest coordinate. No stored values: no arithmetic / "
+                "vs exact feature, margin in ulps of the largest coordinate; a zero-area triangle's feature is reported, not "
+                "decided (its edges overlap, so the exact answer is a tie). No stored values: no arithmetic / "
                 "storage / method split.",
       .run = &run,
       .replay = &replay,
@@ -48,7 +52,7 @@ using mesh_support::Point;
 using reference::Feature;
 constexpr std::string_view kId = "mesh.closest_point";
 
-enum class Stratum { region, near_boundary, within_rounding, sliver, extreme_sliver, needle, far, part_triangles };
+enum class Stratum { region, near_boundary, within_rounding, sliver, extreme_sliver, needle, far, zero_area, part_triangles };
 
 struct StratumSpec {
   Stratum kind;
@@ -80,8 +84,13 @@ constexpr StratumSpec kStrata[] = {
     {Stratum::needle, Feature::face, "needle", "a needle (edge ab of length 2^-k, k in 20..50) and a point near it"},
     {Stratum::far, Feature::face, "far",
      "a triangle of size 2^-6 .. 1 translated to |x| of 2^20 .. 2^30 (|x|/h up to 1e9 at h = 1/64), a point near it"},
+    {Stratum::zero_area, Feature::face, "zero_area",
+     "a triangle of exactly zero area, corners a, a + s d, a + t d with s, t whole in -3..3 (collinear, or two or "
+     "three corners coincident: the core's fallback to the nearest edge), and a point near the line; its closest "
+     "point is gated, its feature reported in the details (zero_area)"},
     {Stratum::part_triangles, Feature::face, "part_triangles",
-     "per mesh part of the run: a random triangle of the mesh as given (zero-area ones skipped) and a point built "
+     "per mesh part of the run: a random triangle of the mesh as given (zero-area ones counted and skipped: the "
+     "zero_area stratum measures those) and a point built "
      "in a random one of its Voronoi regions, within the triangle's size of it"},
 };
 
@@ -222,6 +231,22 @@ Input generate_input(const StratumSpec& stratum, std::uint64_t seed, std::uint64
       in.p = add(in.a, scale(random_point(rng, -1, 1), rng.integer(0, 1) == 0 ? 1e-6 : 1));
       break;
     }
+    case Stratum::zero_area: {
+      // Corners on one line with coordinates k 2^-20, |k| <= 2^20: every difference and
+      // product below is exact, so the area is exactly zero in doubles too.
+      const auto lattice_point = [&] {
+        Point q;
+        for (double& x : q) x = std::ldexp(static_cast<double>(rng.integer(-(1 << 20), 1 << 20)), -20);
+        return q;
+      };
+      in.a = lattice_point();
+      const Point d = lattice_point();
+      in.b = add(in.a, scale(d, static_cast<double>(rng.integer(-3, 3))));
+      in.c = add(in.a, scale(d, static_cast<double>(rng.integer(-3, 3))));
+      const double off = rng.integer(0, 1) == 0 ? 1e-3 : 1;
+      in.p = add(add(in.a, scale(d, rng.uniform(-4, 4))), scale(random_point(rng, -1, 1), off));
+      break;
+    }
     case Stratum::far: {
       draw_triangle(rng, in);
       const double size = std::ldexp(1.0, -static_cast<int>(rng.integer(0, 6)));
@@ -236,7 +261,7 @@ Input generate_input(const StratumSpec& stratum, std::uint64_t seed, std::uint64
 
 struct Outcome {
   Input in;
-  bool zero_area = false;  ///< exactly zero area: no region to check (the core falls back to the edges)
+  bool zero_area = false;  ///< exactly zero area: no region to decide (the core falls back to the edges)
   ErrorValue error;
   std::string core_feature, exact_feature;
   double margin_ulps = 0;
@@ -258,10 +283,6 @@ Outcome measure(const Input& in) {
   double coordinate_scale = 0;
   for (const Point* q : {&in.p, &in.a, &in.b, &in.c})
     for (double x : *q) coordinate_scale = std::fmax(coordinate_scale, std::fabs(x));
-  if (out.zero_area) {
-    out.exact_feature = out.core_feature;
-    return out;
-  }
   const reference::ExactClosestPoint exact = reference::exact_closest_point(in.p, in.a, in.b, in.c);
   out.exact_feature = reference::feature_text(exact.feature);
   const reference::HighPoint& exact_point = exact.point;
@@ -310,7 +331,27 @@ std::vector<CalculationResult> run(RunContext& context) {
     double largest_wrong_margin = 0, largest_error_ulps = 0;
     nlohmann::json examples = nlohmann::json::array();
   };
-  Probe within_rounding, extreme_sliver;
+  Probe within_rounding, extreme_sliver, zero_area_features;
+  // A probe's count, its wrong features and its worst examples (a wrong feature, or an error above 1e6 ulps).
+  const auto note = [](Probe& probe, const Outcome& o, const InputRecord& r, const char* generator, std::size_t n) {
+    ++probe.count;
+    probe.largest_error_ulps = std::fmax(probe.largest_error_ulps, o.error.ulps);
+    if (o.core_feature != o.exact_feature) {
+      ++probe.wrong;
+      probe.largest_wrong_margin = std::fmax(probe.largest_wrong_margin, o.margin_ulps);
+    }
+    if ((o.core_feature != o.exact_feature || o.error.ulps > 1e6) && probe.examples.size() < ErrorStats::kWorstKept) {
+      nlohmann::json input = nlohmann::json::object();
+      for (const auto& [name, value] : r.values) input[name] = value;
+      probe.examples.push_back({{"generator", generator},
+                                {"index", n},
+                                {"input", input},
+                                {"core", o.core_feature},
+                                {"exact", o.exact_feature},
+                                {"margin_ulps", finite_or_null(o.margin_ulps)},
+                                {"error_ulps", finite_or_null(o.error.ulps)}});
+    }
+  };
   std::vector<std::pair<const StratumSpec*, const MeshSubject*>> units;
   for (const StratumSpec& stratum : kStrata) {
     if (stratum.kind != Stratum::part_triangles) units.emplace_back(&stratum, nullptr);
@@ -339,38 +380,26 @@ std::vector<CalculationResult> run(RunContext& context) {
     for (std::size_t k = 0; k < range.size(); ++k) {
       const std::size_t n = range.first + k;
       const Outcome& o = outcomes[k];
-      if (o.zero_area) {
+      if (o.zero_area && stratum.kind != Stratum::zero_area) {
         ++zero_area;
         continue;
       }
       auto record = [&] { return record_of(o.in, settings.seed, stratum.name, n, part); };
-      if (stratum.kind == Stratum::within_rounding || stratum.kind == Stratum::extreme_sliver) {
-        Probe& probe = stratum.kind == Stratum::within_rounding ? within_rounding : extreme_sliver;
-        ++probe.count;
-        probe.largest_error_ulps = std::fmax(probe.largest_error_ulps, o.error.ulps);
-        if (o.core_feature != o.exact_feature) {
-          ++probe.wrong;
-          probe.largest_wrong_margin = std::fmax(probe.largest_wrong_margin, o.margin_ulps);
-        }
-        if ((o.core_feature != o.exact_feature || o.error.ulps > 1e6) && probe.examples.size() < ErrorStats::kWorstKept) {
-          const InputRecord r = record();
-          nlohmann::json input = nlohmann::json::object();
-          for (const auto& [name, value] : r.values) input[name] = value;
-          probe.examples.push_back({{"generator", stratum.name},
-                                    {"index", n},
-                                    {"input", input},
-                                    {"core", o.core_feature},
-                                    {"exact", o.exact_feature},
-                                    {"margin_ulps", finite_or_null(o.margin_ulps)},
-                                    {"error_ulps", finite_or_null(o.error.ulps)}});
-        }
+      if (stratum.kind == Stratum::zero_area) {
+        result.error.add(o.error, record);
+        note(zero_area_features, o, record(), stratum.name, n);
+      } else if (stratum.kind == Stratum::within_rounding || stratum.kind == Stratum::extreme_sliver) {
+        note(stratum.kind == Stratum::within_rounding ? within_rounding : extreme_sliver, o, record(), stratum.name, n);
       } else {
         result.error.add(o.error, record);
         region.add(o.core_feature, o.exact_feature, o.margin_ulps, record);
       }
-      wrong += o.core_feature != o.exact_feature ? 1u : 0u;
       most_ulps = std::fmax(most_ulps, o.error.ulps);
-      least_margin = least_margin < 0 ? o.margin_ulps : std::fmin(least_margin, o.margin_ulps);
+      // A zero-area triangle has no regions: its tie (margin 0) is in details.zero_area, not here.
+      if (stratum.kind != Stratum::zero_area) {
+        wrong += o.core_feature != o.exact_feature ? 1u : 0u;
+        least_margin = least_margin < 0 ? o.margin_ulps : std::fmin(least_margin, o.margin_ulps);
+      }
       exact_features[o.exact_feature] = exact_features.value(o.exact_feature, 0) + 1;
     }
     if (mesh) {
@@ -413,11 +442,19 @@ std::vector<CalculationResult> run(RunContext& context) {
                     "products) and the face case's normal ab x ac cancel, so the core can report a wrong feature "
                     "far from any region boundary, and in the face case a closest point off by up to about 1e-2 "
                     "of the triangle's size; reported, not gated, until the core handles such slivers"}}},
+      {"zero_area",
+       {{"count", zero_area_features.count},
+        {"feature_differs", zero_area_features.wrong},
+        {"max_error_ulps", finite_or_null(zero_area_features.largest_error_ulps)},
+        {"examples", zero_area_features.examples},
+        {"means", "triangles of exactly zero area (the zero_area generator): their closest point is gated with "
+                  "the others (error), but their feature only reported: the edges of such a triangle overlap, so "
+                  "the exact answer is a tie between edges that the core's double distances may break either way"}}},
       {"error_means", "|core closest point - exact closest point| (Euclidean, high precision), in ulps of the "
                       "largest coordinate of the point and the corners; result and reference show the axis that "
                       "differs most"},
-      {"fallbacks_mean", "triangles of exactly zero area (the core's fallback to the nearest edge): no region exists, "
-                         "so they are counted and skipped"}};
+      {"fallbacks_mean", "triangles of exactly zero area drawn by a generator other than zero_area (a sliver "
+                         "or a mesh part's triangle): no region exists, so they are counted and skipped"}};
   return mesh_support::for_each_storage(result, settings);
 }
 
@@ -427,7 +464,9 @@ std::vector<ReplayValue> replay(RunContext& context, const ReplayRequest& reques
                                 ? part_input(context.mesh_part_named(request.input.part), stratum, request.input.seed,
                                              request.input.index)
                                 : generate_input(stratum, request.input.seed, request.input.index));
-  if (o.zero_area) return {{"region", o.core_feature, "none: the triangle has zero area"}};
+  if (o.zero_area)
+    return {{"error", hex_float(o.error.result), hex_float(o.error.reference)},
+            {"region", o.core_feature, o.exact_feature + " (zero area: a tie between edges, not decided)"}};
   return {{"error", hex_float(o.error.result), hex_float(o.error.reference)}, {"region", o.core_feature, o.exact_feature}};
 }
 

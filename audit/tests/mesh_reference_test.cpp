@@ -66,8 +66,33 @@ TEST(ReferenceClosestPoint, IsExactForPointsOneUlpOffTheFace) {
   EXPECT_EQ(outside.feature, Feature::edge_ab);
 }
 
-TEST(ReferenceClosestPoint, RefusesAZeroAreaTriangle) {
-  EXPECT_THROW(exact_closest_point(Point{0, 0, 1}, kA, kB, Point{2, 0, 0}), std::invalid_argument);
+TEST(ReferenceClosestPoint, TreatsAZeroAreaTriangleAsTheSegmentItsCornersSpan) {
+  // a = 0, b = x, c = 2x: the segment [0, 2] on x. Above b all three edges tie at
+  // (1, 0, 0), the end of ab (corner b); ab is tested first.
+  const Point c2{2, 0, 0};
+  const ExactClosestPoint above_b = exact_closest_point(Point{1, 0, 1}, kA, kB, c2);
+  EXPECT_EQ(above_b.feature, Feature::corner_b);
+  expect_point(above_b.point, {1, 0, 0});
+  EXPECT_EQ(to_double(above_b.distance_squared), 1);
+  EXPECT_EQ(to_double(above_b.margin), 0);
+  // Above 1.5: only edges bc and ca reach it; bc is tested first.
+  const ExactClosestPoint beyond_b = exact_closest_point(Point{1.5, 3, 0}, kA, kB, c2);
+  EXPECT_EQ(beyond_b.feature, Feature::edge_bc);
+  expect_point(beyond_b.point, {1.5, 0, 0});
+  EXPECT_EQ(to_double(beyond_b.distance_squared), 9);
+  // Past c: the segment's end.
+  const ExactClosestPoint past_c = exact_closest_point(Point{5, 0, 4}, kA, kB, c2);
+  EXPECT_EQ(past_c.feature, Feature::corner_c);
+  expect_point(past_c.point, {2, 0, 0});
+  EXPECT_EQ(to_double(past_c.distance_squared), 25);
+  // Three coincident corners: the point itself.
+  const ExactClosestPoint point = exact_closest_point(Point{0, 3, 4}, kB, kB, kB);
+  EXPECT_EQ(point.feature, Feature::corner_a);
+  expect_point(point.point, {1, 0, 0});
+  EXPECT_EQ(to_double(point.distance_squared), 26);
+}
+
+TEST(ReferenceClosestPoint, RefusesAPointThatIsNotDyadic) {
   EXPECT_THROW(exact_closest_point(RationalPoint{Rational(1, 3), 0, 0}, kA, kB, kC), std::invalid_argument);
 }
 

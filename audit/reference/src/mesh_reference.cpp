@@ -186,7 +186,6 @@ ExactClosestPoint closest_point_of(const std::array<Dyadic, 12>& coordinates) {
   const IntegerPoint ab = isub(b, a), ac = isub(c, a), bc = isub(c, b), ap = isub(p, a);
   const IntegerPoint n = icross(ab, ac);
   const Integer nn = idot(n, n);
-  if (nn == 0) throw std::invalid_argument("exact_closest_point: triangle of zero area");
   // Barycentric weights of p's projection on the plane, times n.n: the signed
   // distances of p to the planes through each edge that contain n, times |n| |edge|.
   const Integer weight_c = idot(n, icross(ab, ap));
@@ -206,7 +205,10 @@ ExactClosestPoint closest_point_of(const std::array<Dyadic, 12>& coordinates) {
   };
 
   ExactClosestPoint out;
-  if (weight_a > 0 && weight_b > 0 && weight_c > 0) {
+  // A zero-area triangle (nn = 0, every weight 0) is a segment or a point: its
+  // closest point is the nearest of its edges', the same point whichever edge
+  // ties; it has no Voronoi regions of its own, so the margin is 0.
+  if (nn != 0 && weight_a > 0 && weight_b > 0 && weight_c > 0) {
     // p - t n with t = (n . ap) / n.n; squared distance (n . ap)^2 / n.n.
     const Integer along_normal = idot(n, ap);
     const HighPrecision t = HighPrecision(along_normal) / HighPrecision(nn);
@@ -234,6 +236,10 @@ ExactClosestPoint closest_point_of(const std::array<Dyadic, 12>& coordinates) {
     const HighPrecision t = HighPrecision(won.along) / HighPrecision(won.length_squared);
     for (std::size_t axis = 0; axis < 3; ++axis)
       out.point[axis] = high_scaled((*start)[axis], scale) + t * high_scaled((*end)[axis] - (*start)[axis], scale);
+  }
+  if (nn == 0) {
+    out.margin = 0;
+    return out;
   }
   // Distance to the planes bounding the feature's Voronoi region.
   const IntegerPoint bp = isub(p, b), cp = isub(p, c);

@@ -52,15 +52,18 @@ struct ExactClosestPoint {
   /// before edge before face".
   Feature feature = Feature::face;
   /// Euclidean distance from p to the nearest plane bounding the feature's
-  /// Voronoi region (0 on a boundary), in high precision.
+  /// Voronoi region (0 on a boundary), in high precision; 0 for a triangle of
+  /// zero area, which has no regions of its own.
   HighPrecision margin;
 };
 
 /// Exact closest point of triangle (a, b, c) to p. Every sign is decided in
 /// integers: the coordinates are dyadic, so scaled by a common power of two
-/// they are integers. Precondition: ab x ac != 0 exactly (a triangle of
-/// non-zero area); throws std::invalid_argument otherwise, or when a
-/// coordinate of p is not dyadic.
+/// they are integers. A triangle of zero area (ab x ac = 0 exactly: collinear
+/// or coincident corners) is the segment its corners span: the closest point is
+/// the nearest of its three edges' (unique, as the segment is convex), the
+/// feature that edge's with ties to ab, then bc, then ca (the core's rule).
+/// Throws std::invalid_argument when a coordinate of p is not dyadic.
 ExactClosestPoint exact_closest_point(const Point& p, const Point& a, const Point& b, const Point& c);
 ExactClosestPoint exact_closest_point(const RationalPoint& p, const Point& a, const Point& b, const Point& c);
 
