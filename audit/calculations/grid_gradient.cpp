@@ -33,7 +33,8 @@ Calculation grid_gradient() {
       .formula = "g = (sample(p + h/2) - sample(p - h/2)) / h per axis, in double, each sample trilinear from the "
                  "stored values",
       .inputs = "per part: band points; band points on nodes; half a voxel off a node on one axis; on a brick face; "
-                "at the band's edge; the part's copy ~5e5 h from the origin; inputs / 4 per generator and part (each "
+                "at the band's edge; the part's copy ~5e5 h from the origin; band points moved beyond the key range "
+                "(|x|/h up to 4.3e18); inputs / 4 per generator and part (each "
                 "costs about 26 high-precision formula evaluations). Each input is drawn from (seed, generator, "
                 "index).",
       .implementation = "Grid<S>::gradient, and Grid<S>::gradient_many for the same point (twice, one thread); the "
@@ -53,7 +54,7 @@ Calculation grid_gradient() {
 
 namespace {
 
-enum class Kind { band, node, half_voxel, brick_face, band_edge, far };
+enum class Kind { band, node, half_voxel, brick_face, band_edge, far, beyond_range };
 
 /// Node values looked up once per input: the six sample cells share most nodes.
 template <class Value>
@@ -143,6 +144,10 @@ struct GridGradient : OnBakedParts {
        "a band point with one random axis moved to the nearest multiple of 8 h: the samples straddle a brick face"},
       {Kind::band_edge, "band_edge", "uniform in the box, kept where | |f| - band h | < h/8 (the clamp's bend)"},
       {Kind::far, "far", "a band point of the part's copy translated by about 5e5 h per axis", Placement::far},
+      {Kind::beyond_range, "beyond_range",
+       "a band point moved along one axis by m * 2^20 h, |m| in 1..4 or 1..953 (|x|/h up to 1e9), or by m * 2^52 h "
+       "(|x|/h up to 4.3e18, beyond the node index limit 4e15): beyond every brick key, where the gradient takes "
+       "its six plain samples and an unchecked key would alias a stored brick"},
   };
   using Input = Point;
   using Outcome = Measured;
@@ -165,6 +170,7 @@ struct GridGradient : OnBakedParts {
                         [&](double f) { return std::fabs(std::fabs(f) - band_width) < h / 8; });
     Point p = draw_where(rng, *part.exact, part.box, 2000, fallback, [&](double f) { return std::fabs(f) < band_width; });
     switch (generator.kind) {
+      case Kind::beyond_range: return moved_beyond_key_range(rng, p, h);
       case Kind::node:
         for (double& x : p) x = nearest_multiple(x, h);
         break;

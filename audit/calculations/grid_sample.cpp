@@ -36,7 +36,7 @@ Calculation grid_sample() {
                  "an inside brick",
       .inputs = "per part: uniform in the box; in the band; on nodes; on brick faces; on brick corners; at the band's "
                 "edge; a copy of the part translated ~5e5 h from the origin; points beyond the key range (|x|/h up to "
-                "1e9). Each input is drawn from (seed, generator, index).",
+                "4.3e18). Each input is drawn from (seed, generator, index).",
       .implementation = "Grid<S>::sample",
       .reference = "trilinear interpolation as a weighted sum of the eight corners in high precision, at the cell and "
                    "fractions found from the point in high precision; corners from the stored values (read through "
@@ -75,8 +75,9 @@ struct GridSample : OnBakedParts {
        "the key range)",
        Placement::far},
       {Kind::beyond_range, "beyond_range",
-       "a band point moved by m * 2^20 h along one axis, |m| in 1..4 or 1..953 (|x|/h up to 1e9): no brick "
-       "has a key there, and an unchecked key would alias a stored brick"},
+       "a band point moved along one axis by m * 2^20 h, |m| in 1..4 or 1..953 (|x|/h up to 1e9): no brick "
+       "has a key there, and an unchecked key would alias a stored brick; or by m * 2^52 h (|x|/h up to 4.3e18): "
+       "beyond the node index limit 4e15, where no brick is looked up"},
   };
   using Input = Point;
   using Outcome = Measured;
@@ -114,16 +115,7 @@ struct GridSample : OnBakedParts {
       case Kind::band_edge:
         return draw_where(rng, *part.exact, part.box, kBandEdgeTries, fallback,
                           [&](double f) { return std::fabs(std::fabs(f) - band_width) < h / 8; });
-      case Kind::beyond_range: {
-        Point p = band_point();
-        const auto axis = static_cast<std::size_t>(rng.integer(0, 2));
-        // One draw per statement: the order of draws must not depend on the compiler.
-        const std::int64_t top = rng.integer(0, 1) == 0 ? 4 : 953;
-        const std::int64_t periods = rng.integer(1, top);
-        const std::int64_t sign = rng.integer(0, 1) == 0 ? -1 : 1;
-        p[axis] += static_cast<double>(sign * periods) * 0x1p20 * h;  // 2^20 nodes = 2^17 bricks: one key period
-        return p;
-      }
+      case Kind::beyond_range: return moved_beyond_key_range(rng, band_point(), h);
     }
     return {};
   }

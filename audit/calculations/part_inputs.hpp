@@ -49,6 +49,21 @@ Point draw_where(InputRng& rng, const Function& f, const Box& box, int tries, bo
 
 inline double nearest_multiple(double x, double step) { return std::nearbyint(x / step) * step; }
 
+/// p moved along one random axis by m 2^20 h, |m| in 1..4 or 1..953 (|x|/h up to
+/// 1e9): beyond every brick key, by whole key periods (2^20 nodes = 2^17 bricks),
+/// so a key computed without its range check would alias a stored brick; or, a
+/// third of the time, by m 2^52 h, |m| in 1..953 (|x|/h of 4.5e15 to 4.3e18):
+/// beyond the node index limit (4e15), where the core looks up no brick at all.
+inline Point moved_beyond_key_range(InputRng& rng, Point p, double h) {
+  // One draw per statement: the order of draws must not depend on the compiler.
+  const auto axis = static_cast<std::size_t>(rng.integer(0, 2));
+  const std::int64_t reach = rng.integer(0, 2);
+  const std::int64_t periods = rng.integer(1, reach == 0 ? 4 : 953);
+  const std::int64_t sign = rng.integer(0, 1) == 0 ? -1 : 1;
+  p[axis] += static_cast<double>(sign * periods) * (reach == 2 ? 0x1p52 : 0x1p20) * h;
+  return p;
+}
+
 /// A point's recorded values: x, y, z in hex-float.
 inline std::vector<std::pair<std::string, std::string>> point_values(const Point& p) {
   return {{"x", hex_float(p[0])}, {"y", hex_float(p[1])}, {"z", hex_float(p[2])}};
