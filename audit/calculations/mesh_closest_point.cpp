@@ -22,9 +22,17 @@ Calculation mesh_closest_point() {
       .id = "mesh.closest_point",
       .title = "Closest point on a triangle and its feature",
       .declared = PrecisionClass::bits64,
-      .sources = {{"core/include/distgrid/closest_point.hpp", "closest_point_on_triangle"},
+      .sources = {{"core/include/distgrid/closest_point.hpp", "closest_point_on_triangle",
+                   "the fallbacks where edge ca's or bc's denominator is not positive: an exactly zero-length edge "
+                   "ca or bc never gets there (corner a, corner b or edge ab decides first, as worked out for "
+                   "c = a and c = b), so only a squared length that underflows to 0 (coordinates near 1e-154) or "
+                   "NaN takes them; likewise n.n >= 1e300 needs coordinates beyond about 1e75. All three call "
+                   "closest_on_boundary, which zero_area measures"},
                   {"core/include/distgrid/closest_point.hpp", "closest_on_boundary"},
-                  {"core/include/distgrid/closest_point.hpp", "closest_on_segment"}},
+                  {"core/include/distgrid/closest_point.hpp", "closest_on_segment",
+                   "a zero squared length with a positive `along` needs a segment so short that its squared "
+                   "length underflows while along does not (along = se . sp is 0 when se is), or NaN: the test's "
+                   "second outcome guards those only"}},
       .formula = "Voronoi regions tested in the order corner a, corner b, edge ab, corner c, edge ca, edge bc, face "
                  "from d1..d6 (dot products of ab, ac with ap, bp, cp) and va, vb, vc; an edge point by lerp(s, e, "
                  "t); the face point by projection on n = ab x ac",
@@ -85,9 +93,10 @@ constexpr StratumSpec kStrata[] = {
     {Stratum::far, Feature::face, "far",
      "a triangle of size 2^-6 .. 1 translated to |x| of 2^20 .. 2^30 (|x|/h up to 1e9 at h = 1/64), a point near it"},
     {Stratum::zero_area, Feature::face, "zero_area",
-     "a triangle of exactly zero area, corners a, a + s d, a + t d with s, t whole in -3..3 (collinear, or two or "
-     "three corners coincident: the core's fallback to the nearest edge), and a point near the line; its closest "
-     "point is gated, its feature reported in the details (zero_area)"},
+     "a triangle of exactly zero area, corners a, a + s d, a + t d with s, t whole in -3..3 and coordinates on a "
+     "2^-20 or 2^-40 lattice (collinear, or two or three corners coincident: the core's fallback to the nearest "
+     "edge; on the finer lattice the dot products round), and a point near the line; its closest point is gated, "
+     "its feature reported in the details (zero_area)"},
     {Stratum::part_triangles, Feature::face, "part_triangles",
      "per mesh part of the run: a random triangle of the mesh as given (zero-area ones counted and skipped: the "
      "zero_area stratum measures those) and a point built "
@@ -232,11 +241,18 @@ Input generate_input(const StratumSpec& stratum, std::uint64_t seed, std::uint64
       break;
     }
     case Stratum::zero_area: {
-      // Corners on one line with coordinates k 2^-20, |k| <= 2^20: every difference and
-      // product below is exact, so the area is exactly zero in doubles too.
+      // Corners on one line with coordinates k 2^-m, |k| <= 2^m, m = 20 or 40: every
+      // corner and edge vector below is exact, and so is the cross product (its two
+      // products per component are equal exactly, so they round alike): the area is
+      // exactly zero in doubles too. At m = 40 the dot products round, so the core's
+      // region tests can disagree with each other, as they do on a real mesh.
+      const int bits = rng.integer(0, 1) == 0 ? 20 : 40;
       const auto lattice_point = [&] {
         Point q;
-        for (double& x : q) x = std::ldexp(static_cast<double>(rng.integer(-(1 << 20), 1 << 20)), -20);
+        for (double& x : q) {
+          const std::int64_t k = rng.integer(-(std::int64_t{1} << bits), std::int64_t{1} << bits);
+          x = std::ldexp(static_cast<double>(k), -bits);
+        }
         return q;
       };
       in.a = lattice_point();
