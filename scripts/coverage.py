@@ -26,9 +26,14 @@ calculation and cited function the counts, the percentages and the line
 numbers never executed. `distgrid-audit render --coverage FILE` shows it on the
 policy page. Prints one line per cited function.
 
+A cited function whose registry entry says why its calculation's inputs cannot
+reach all of it (the report's `unreached_because`) keeps that reason beside its
+figures; missing the targets then does not fail the run.
+
 Exit status: 0 when every cited function meets the targets (lines >= 95 %,
-branches >= 90 %); 1 when one misses them, has no instrumented line, or an
-audit run fails; 2 on a wrong argument; 130 when interrupted.
+branches >= 90 %) or has such a reason; 1 when one misses them without a
+reason, has no instrumented line, or an audit run fails; 2 on a wrong argument;
+130 when interrupted.
 """
 import functools
 import json
@@ -139,10 +144,24 @@ def percent(done, total):
     return None if total == 0 else round(100.0 * done / total, 1)
 
 
+def guarding_if(lines, number):
+    """The first line of the `if` whose condition ends on the line above line `number` (1-based),
+    over up to four lines; None when that line ends no such condition."""
+    if number < 2 or not lines[number - 2].rstrip().endswith(")"):
+        return None
+    for start in range(number - 1, max(0, number - 5), -1):
+        if lines[start - 1].lstrip().startswith(("if ", "if(")):
+            return start
+        if start > 1 and lines[start - 2].rstrip().endswith((";", "{", "}")):
+            return None
+    return None
+
+
 def validation_lines(text):
     """Line numbers (1-based) of input validation in C++ source text: a statement that throws or
-    calls fail(...), and an `if` whose body, on its line or the next, is one. Only malformed input
-    reaches them; the hardening tests feed it, an audit's well-formed inputs never do."""
+    calls fail(...), and an `if` whose body, on its line or the next, is one (its condition may
+    span several lines). Only malformed input reaches them; the hardening tests feed it, an
+    audit's well-formed inputs never do."""
     lines = text.splitlines()
     raises = re.compile(r"^\s*(throw\b|fail\()")
     guarded = re.compile(r"\)\s*(throw\b|fail\()")
@@ -150,9 +169,9 @@ def validation_lines(text):
     for number, line in enumerate(lines, 1):
         if not (raises.search(line) or (line.lstrip().startswith(("if ", "if(")) and guarded.search(line))):
             continue
-        if raises.search(line) and number > 1 and lines[number - 2].lstrip().startswith(("if ", "if(")) \
-                and lines[number - 2].rstrip().endswith(")"):
-            found.add(number - 1)
+        start = guarding_if(lines, number) if raises.search(line) else None
+        if start is not None:
+            found.update(range(start, number))
         # The statement, to the line that ends it (a message built over several lines).
         end = number
         while not lines[end - 1].rstrip().endswith((";", "}")) and end < len(lines):
@@ -184,6 +203,8 @@ def function_coverage(source, merged, root=None):
     its instrumented lines, and (what the targets judge) without its input validation lines."""
     result = {"file": source["file"], "function": source["function"],
               "first_line": source.get("first_line"), "last_line": source.get("last_line")}
+    if source.get("unreached_because"):
+        result["unreached_because"] = source["unreached_because"]
     first, last = result["first_line"], result["last_line"]
     if first is None or last is None:
         result["problem"] = "the report gives no line range: " + source.get("lines_null_reason", "not found")
@@ -202,6 +223,14 @@ def function_coverage(source, merged, root=None):
     result["meets_targets"] = bool(lines) and judged_lines["executed"] >= TARGETS["lines"] * judged_lines["total"] and \
         judged_branches["taken"] >= TARGETS["branches"] * judged_branches["total"]
     return result
+
+
+def unexplained(source):
+    """A cited function that misses the targets, or was not measured, and whose registry entry
+    does not say why its inputs cannot reach the rest."""
+    if source.get("meets_targets"):
+        return False
+    return "problem" in source or not source.get("unreached_because")
 
 
 def processor_name():
@@ -304,11 +333,12 @@ def main(argv):
             sources = [function_coverage(s, merged, root) for s in (entry or {}).get("source", [])]
             calculations.append({"id": calc_id, "seconds": round(seconds, 1), "source": sources})
             for s in sources:
-                failing += 0 if s.get("meets_targets") else 1
+                failing += 1 if unexplained(s) else 0
                 lines, branches = s.get("lines", {}), s.get("branches", {})
+                verdict = "" if s.get("meets_targets") else \
+                    "BELOW TARGET" if unexplained(s) else "below target; the registry says why"
                 print(f"{calc_id:28} {s['function'][:44]:44} lines {lines.get('percent')!s:>5} %  "
-                      f"branches {branches.get('percent')!s:>5} %  {'' if s.get('meets_targets') else 'BELOW TARGET'}",
-                      flush=True)
+                      f"branches {branches.get('percent')!s:>5} %  {verdict}", flush=True)
         write_atomically(options["out"], {
             "schema": SCHEMA,
             "targets": {"lines_percent": 100 * TARGETS["lines"], "branches_percent": 100 * TARGETS["branches"]},
@@ -319,7 +349,8 @@ def main(argv):
             "date": time.strftime("%Y-%m-%d"),
             "exception_edges_counted": False,
             "calculations": calculations})
-        log(f"coverage: wrote {options['out']}; {failing} cited function(s) below the targets or not measured, or calculation(s) whose audit failed")
+        log(f"coverage: wrote {options['out']}; {failing} cited function(s) below the targets or not measured "
+            "without a reason in the registry, or calculation(s) whose audit failed")
         return 1 if failing else 0
     except KeyboardInterrupt:
         log("coverage: interrupted")

@@ -29,7 +29,10 @@ Calculation bake_node_values() {
       .id = "bake.node_values",
       .title = "Node values of a brick",
       .declared = PrecisionClass::bits32_in_part,
-      .sources = {{"core/src/bake.cpp", "bake_brick"},
+      .sources = {{"core/src/bake.cpp", "bake_brick",
+                   "the loop after `not_numbers != 0` runs only when the formula is NaN at a node, where the bake "
+                   "throws badspec naming the node: no value to compare (the audit's parts are numbers "
+                   "everywhere)"},
                   {"core/include/distgrid/brick_key.hpp", "brick_node_positions"},
                   {"core/src/field.cpp", "Field<S>::eval_batch"},
                   {"core/src/storage.cpp", "encode_linear"},

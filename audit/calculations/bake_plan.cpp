@@ -31,8 +31,14 @@ Calculation bake_plan() {
       .id = "bake.plan",
       .title = "Bricks to compute",
       .declared = PrecisionClass::bits64,
-      .sources = {{"core/src/plan.cpp", "plan_brick_range"},
-                  {"core/src/field.cpp", "Field<S>::classify"},
+      .sources = {{"core/src/plan.cpp", "plan_brick_range",
+                   "the out-of-range outcomes of the key-range test are taken only by a part whose padded box "
+                   "leaves the key range, which throws toolarge (the bake tests feed one) and has no plan to "
+                   "compare"},
+                  {"core/src/field.cpp", "Field<S>::classify",
+                   "its first two tests return near, the answer that is always safe, for a negative or non-finite "
+                   "radius or band, which the bake's settings check never lets through, and for a ball whose "
+                   "coordinates overflow a double (only a voxel size near the top of the double range)"},
                   {"core/src/field.cpp", "lipschitz_test"},
                   {"core/src/plan.cpp", "plan_bricks"}},
       .formula = "brick range = floor(x / h / 8) for the box's limits x (grown by band h), in double; a brick is "

@@ -12,17 +12,15 @@ Calculation contour_surface_nets() {
       .id = "contour.surface_nets",
       .title = "Surface-nets contour vertices",
       .declared = PrecisionClass::bits32_in_part,
-      .sources = {{"core/src/contour/surface_nets.cpp", "BrickMesher<S>::surface_nets_brick"},
+      .sources = {{"core/src/contour/surface_nets.cpp", "BrickMesher<S>::surface_nets_brick",
+                   "the lines under `split` belong to ContourOptions::manifold, which this calculation does not "
+                   "audit (see the implementation): reachable through the library, not measured here"},
                   {"core/src/contour/surface_nets.hpp", "flush"},
                   {"core/src/contour/surface_nets.hpp", "locate_lane_vertices"},
                   {"core/src/contour/surface_nets.hpp", "finish_lane_vertices"},
                   {"core/src/contour/surface_nets.hpp", "lane_units_or_zero"},
-                  {"core/src/contour/surface_nets.hpp", "add_piece_vertex"},
-                  {"core/src/contour/node_block.hpp", "cell_pattern"},
                   {"core/src/contour/contour.cpp", "contour"},
-                  {"core/src/contour/surface_nets.hpp", "add_edge_quad"},
-                  {"core/src/contour/surface_nets.hpp", "locate_lane_vertices"},
-                  {"core/src/contour/surface_nets.hpp", "finish_lane_vertices"}},
+                  {"core/src/contour/surface_nets.hpp", "add_edge_quad"}},
       .formula = "a cell whose corners differ in sign (value < 0 inside) gets one vertex at the mean of its crossing "
                  "edges' points, t = d_lo / (d_lo - d_hi) from each edge's lower corner, at world (i + local) * h; in "
                  "double",
@@ -31,7 +29,9 @@ Calculation contour_surface_nets() {
                 "two bricks; those with an ill-conditioned crossing edge; those with a checkerboard face; the part's "
                 "copy ~5e5 h from the origin. Each draw from (seed, generator, index); a tenth of --inputs per "
                 "generator and part.",
-      .implementation = "contour with Mesher::surface_nets (brick-wise), default options",
+      .implementation = "contour with Mesher::surface_nets (brick-wise), default options. Not audited: the "
+                        "library's ContourOptions::manifold mode, whose split cells get one vertex per piece of "
+                        "their surface (add_piece_vertex), for which this calculation has no reference",
       .reference = "cells and their signs from the stored values read through the audit's own key map; the mean of "
                    "the crossing points in high precision from those values and from exact node values clamp(f(i h), "
                    "+-band h); the part's distance at the vertex (formula in high precision, or the exact distance to a "

@@ -22,7 +22,9 @@ Calculation grid_sample() {
       .id = "grid.sample",
       .title = "Value at a point",
       .declared = PrecisionClass::bits32_in_part,
-      .sources = {{"core/src/grid.cpp", "GridAccessor<S>::sample"},
+      .sources = {{"core/src/grid.cpp", "GridAccessor<S>::sample",
+                   "the outcome for a NaN coordinate, which returns NaN: no reference value to compare with (the "
+                   "grid tests check that a NaN point samples to NaN)"},
                   {"core/src/grid.cpp", "floor_exact"},
                   {"core/src/grid.cpp", "GridAccessor<S>::sample_after_move"},
                   {"core/src/grid.cpp", "GridAccessor<S>::sample_in_base"},

@@ -100,6 +100,7 @@ json source_json(const SourceRef& ref, const std::string& source_dir) {
     out["last_line"] = nullptr;
     out["lines_null_reason"] = r.missing_reason;
   }
+  if (!ref.unreached.empty()) out["unreached_because"] = ref.unreached;
   return out;
 }
 

@@ -9,9 +9,11 @@ outcomes are taken where any instance that ran took them (a copy that never
 ran is left out); exception edges are not
 counted; lines outside the cited range do not count; input validation
 lines (a throw, a fail(...) to the end of its statement, the if guarding
-one) are set apart from what the
+one, its condition on one line or several) are set apart from what the
 targets judge; a range with no
-instrumented line is not measured and misses the targets; an unknown option
+instrumented line is not measured and misses the targets; a function below
+the targets fails the run unless the registry gives a reason (which the
+result keeps), and a reason never excuses one not measured; an unknown option
 is refused. render --coverage: the page gains the section with the cited
 function below its targets flagged; without it there is no such section; a
 file of another schema fails with badfile and writes no page.
@@ -65,9 +67,18 @@ def check_counting(script, work, problems):
         problems.append(f"line 30 merged to {got.get(30)}")
     if result["unexecuted_lines"] != [11] or result["meets_targets"]:
         problems.append(f"unexecuted {result['unexecuted_lines']}, meets {result['meets_targets']}: want [11], False")
+    # Below the targets fails the run, unless the registry says why (the report's unreached_because).
+    if not script.unexplained(result):
+        problems.append("a function below the targets without a reason does not count as failing")
+    excused = script.function_coverage(dict(source, unreached_because="only NaN reaches line 11"), merged)
+    if excused.get("unreached_because") != "only NaN reaches line 11" or excused["meets_targets"] or \
+            script.unexplained(excused):
+        problems.append(f"a function below the targets with the registry's reason: {excused}")
     empty = script.function_coverage(dict(source, first_line=100, last_line=120), merged)
     if empty["meets_targets"] or "no instrumented line" not in empty.get("problem", ""):
         problems.append(f"a range with no instrumented line: {empty}")
+    if not script.unexplained(dict(empty, unreached_because="a reason")):
+        problems.append("a function that was not measured is excused by a reason")
     unresolved = script.function_coverage(dict(source, first_line=None, last_line=None,
                                                lines_null_reason="no definition found"), merged)
     if "no definition found" not in unresolved.get("problem", "") or unresolved.get("meets_targets"):
@@ -76,9 +87,12 @@ def check_counting(script, work, problems):
     text = "\n".join(["int f(int a) {", "  if (a < 0) throw Error(badarg, \"a\");", "  if (a > 9)",
                       "    fail(path, \"big\");", "  throw_away(a);", "  return a;", "}",
                       "int g(int a) {", "  if (a < 0)", "    throw Error(badarg,", "                \"a \" +",
-                      "                std::to_string(a));", "  return a;", "}"])
-    if script.validation_lines(text) != {2, 3, 4, 9, 10, 11, 12}:
-        problems.append(f"validation lines {sorted(script.validation_lines(text))}, want [2, 3, 4, 9, 10, 11, 12]")
+                      "                std::to_string(a));", "  return a;", "}",
+                      "int h(int a) {", "  a += 1;", "  if (a < 0 ||", "      a > 9)", "    throw Error(badarg, \"a\");",
+                      "  if (a == 3) {", "    throw Error(badarg, \"3\");", "  }", "  return a;", "}"])
+    want = {2, 3, 4, 9, 10, 11, 12, 17, 18, 19, 21}
+    if script.validation_lines(text) != want:
+        problems.append(f"validation lines {sorted(script.validation_lines(text))}, want {sorted(want)}")
     scratch = os.path.join(work, "validation")
     os.makedirs(os.path.join(scratch, "core/src"))
     with open(os.path.join(scratch, "core/src/f.cpp"), "w", encoding="utf-8") as out:

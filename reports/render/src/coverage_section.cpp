@@ -60,11 +60,12 @@ std::string coverage_section_html(const json& coverage, const std::string& name)
   const double line_target = *number_of(targets, "lines_percent");
   const double branch_target = *number_of(targets, "branches_percent");
   const json& calculations = array_of(coverage, "calculations");
-  std::size_t functions = 0, meeting = 0;
+  std::size_t functions = 0, meeting = 0, explained = 0;
   for (const json& c : calculations)
     for (const json& s : array_of(c, "source")) {
       ++functions;
       if (const json* m = member(s, "meets_targets"); m && m->is_boolean() && m->get<bool>()) ++meeting;
+      else if (!member(s, "problem") && !text_of(s, "unreached_because", "").empty()) ++explained;
     }
   std::string h_text;
   if (const json* settings = member(coverage, "settings"))
@@ -82,16 +83,19 @@ std::string coverage_section_html(const json& coverage, const std::string& name)
          "and not judged. Targets: " + number_text(line_target, 3) + " % of lines and " + number_text(branch_target, 3) +
          " % of branch outcomes. From <code>" + escape(name) + "</code>: " + std::to_string(meeting) + " of " +
          std::to_string(functions) + " cited functions meet both";
-  out += meeting < functions ? "; <span class=\"flag\">" + std::to_string(functions - meeting) +
-                                   " do not</span>.</p>\n"
-                             : ".</p>\n";
+  if (explained > 0)
+    out += "; " + std::to_string(explained) + " miss them where the registry says why no input can reach the rest";
+  const std::size_t unexplained = functions - meeting - explained;
+  out += unexplained > 0 ? "; <span class=\"flag\">" + std::to_string(unexplained) +
+                               " miss them without a reason</span>.</p>\n"
+                         : ".</p>\n";
   out += "<table class=\"coverage\"><tr><th>calculation</th><th>function</th><th>file</th><th>lines executed</th>"
          "<th>branch outcomes taken</th><th>lines never executed</th><th>lines with an outcome never taken</th>"
-         "<th>input validation lines</th></tr>\n";
+         "<th>input validation lines</th><th>why the inputs cannot reach the rest (registry)</th></tr>\n";
   for (const json& c : calculations) {
     const std::string id = text_of(c, "id", "?");
     if (const json* problem = member(c, "problem"); problem && problem->is_string()) {
-      out += "<tr><td><code>" + escape(id) + "</code></td><td colspan=\"7\"><span class=\"flag\">not measured: " +
+      out += "<tr><td><code>" + escape(id) + "</code></td><td colspan=\"8\"><span class=\"flag\">not measured: " +
              escape(problem->get<std::string>()) + "</span></td></tr>\n";
       continue;
     }
@@ -99,14 +103,14 @@ std::string coverage_section_html(const json& coverage, const std::string& name)
       out += "<tr><td><code>" + escape(id) + "</code></td><td><code>" + escape(text_of(s, "function", "?")) +
              "</code></td><td><code>" + escape(text_of(s, "file", "?")) + "</code></td>";
       if (const json* problem = member(s, "problem"); problem && problem->is_string()) {
-        out += "<td colspan=\"5\"><span class=\"flag\">not measured: " + escape(problem->get<std::string>()) +
+        out += "<td colspan=\"6\"><span class=\"flag\">not measured: " + escape(problem->get<std::string>()) +
                "</span></td></tr>\n";
         continue;
       }
       out += "<td>" + share(member(s, "lines"), "executed", line_target) + "</td><td>" +
              share(member(s, "branches"), "taken", branch_target) + "</td><td>" + line_list(s, "unexecuted_lines") +
              "</td><td>" + line_list(s, "untaken_branch_lines") + "</td><td>" + line_list(s, "validation_lines") +
-             "</td></tr>\n";
+             "</td><td>" + escape(text_of(s, "unreached_because", "")) + "</td></tr>\n";
     }
   }
   out += "</table>\n";

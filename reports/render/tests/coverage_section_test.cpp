@@ -11,8 +11,8 @@ namespace {
 
 using nlohmann::json;
 
-/// grid.sample citing two functions, one meeting the targets and one below them,
-/// and mesh.weld whose audit run failed.
+/// grid.sample citing three functions: one meeting the targets, one below them and
+/// one below them with the registry's reason; and mesh.weld whose audit run failed.
 json sample_coverage() {
   const json met = {{"file", "core/src/grid.cpp"},
                     {"function", "Grid<S>::sample"},
@@ -33,11 +33,21 @@ json sample_coverage() {
                       {"unexecuted_lines", {61, 62}},
                       {"untaken_branch_lines", {60}},
                       {"meets_targets", false}};
+  const json explained = {{"file", "core/src/grid.cpp"},
+                          {"function", "GridAccessor<S>::gradient_by_samples"},
+                          {"first_line", 95},
+                          {"last_line", 99},
+                          {"lines", {{"executed", 0}, {"total", 4}, {"percent", 0.0}}},
+                          {"branches", {{"taken", 0}, {"total", 0}, {"percent", nullptr}}},
+                          {"unexecuted_lines", {95, 96, 97, 98}},
+                          {"untaken_branch_lines", json::array()},
+                          {"meets_targets", false},
+                          {"unreached_because", "only for points <far> & NaN"}};
   return {{"schema", "distgrid-coverage/1"},
           {"targets", {{"lines_percent", 95.0}, {"branches_percent", 90.0}}},
           {"settings", {{"h", {"0x1p-6", "0.0123"}}, {"storage", "all"}}},
           {"calculations",
-           {{{"id", "grid.sample"}, {"source", {met, below}}},
+           {{{"id", "grid.sample"}, {"source", {met, below, explained}}},
             {{"id", "mesh.weld"}, {"problem", "the quick audit of mesh.weld at h = 0.0123 failed (exit 1)"}}}}};
 }
 
@@ -45,8 +55,13 @@ TEST(CoverageSection, ShowsEachCitedFunctionAndFlagsTheOnesBelowTheTargets) {
   const std::string html = coverage_section_html(sample_coverage(), "coverage.json");
   EXPECT_NE(html.find("<h2 id=\"coverage\">"), std::string::npos);
   EXPECT_NE(html.find("at h = 0x1p-6 and h = 0.0123"), std::string::npos) << html;
-  EXPECT_NE(html.find("From <code>coverage.json</code>: 1 of 2 cited functions meet both; <span class=\"flag\">1 do "
-                      "not</span>"),
+  EXPECT_NE(html.find("From <code>coverage.json</code>: 1 of 3 cited functions meet both; 1 miss them where the "
+                      "registry says why no input can reach the rest; <span class=\"flag\">1 miss them without a "
+                      "reason</span>"),
+            std::string::npos)
+      << html;
+  // The registry's reason sits at the end of its function's row, escaped.
+  EXPECT_NE(html.find("<td>95, 96, 97, 98</td><td></td><td></td><td>only for points &lt;far&gt; &amp; NaN</td></tr>"),
             std::string::npos)
       << html;
   EXPECT_NE(html.find("<td>20 of 20 (100.0 %)</td><td>19 of 20 (95.0 %)</td><td></td><td>31</td><td>12, 13</td>"), std::string::npos)
@@ -73,6 +88,7 @@ TEST(CoverageSection, RefusesAFileThatIsNotACoverageResult) {
   }
   const json ok = parse_coverage(sample_coverage().dump(), "c.json");
   EXPECT_EQ(ok["calculations"].size(), 2u);
+  EXPECT_EQ(ok["calculations"][0]["source"].size(), 3u);
 }
 
 }  // namespace

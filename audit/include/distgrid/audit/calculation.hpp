@@ -48,6 +48,10 @@ PrecisionClass measured_class(double max_ulps, std::uint64_t mismatches, Precisi
 struct SourceRef {
   std::string_view file;      ///< relative to the repository root
   std::string_view function;  ///< name as written at the definition, e.g. "Grid<S>::sample"
+  /// Why the calculation's inputs leave part of the function unrun: the paths no
+  /// input through the public interface reaches with a result worth comparing
+  /// (scripts/coverage shows it beside the figures). Empty: every path is reachable.
+  std::string_view unreached = {};
 };
 
 /// How many inputs one generator (stratum) drew, and how.
