@@ -31,8 +31,9 @@ Calculation grid_world_box() {
       .declared = PrecisionClass::bits64,
       .sources = {{"core/src/grid.cpp", "Grid<S>::world_box"}, {"core/src/grid.cpp", "Grid<S>::extent"}},
       .formula = "lo = b * 8 * h, hi = (b * 8 + 7) * h per axis over the extreme stored and inside bricks, in double",
-      .inputs = "the run's baked parts (origin and far copy); grids of 1 to 4 random bricks, of bricks on the key "
-                "range's edges, and of random bricks at voxel sizes that are not powers of two",
+      .inputs = "the run's baked parts (origin and far copy); grids of 0 to 4 random bricks (an empty grid has no "
+                "box), of bricks on the key range's edges, and of random bricks at voxel sizes that are not powers of "
+                "two",
       .implementation = "Grid<S>::world_box",
       .reference = "the extreme bricks of the decoded keys and the products 8 b h, (8 b + 7) h exact in high "
                    "precision",
@@ -53,7 +54,8 @@ enum class Stratum { random_bricks, range_edges, other_h };
 using StratumSpec = Generator<Stratum>;
 
 constexpr StratumSpec kStrata[] = {
-    {Stratum::random_bricks, "random_bricks", "a grid of 1 to 4 bricks (stored or inside) anywhere in the key range"},
+    {Stratum::random_bricks, "random_bricks",
+     "a grid of 0 to 4 bricks (stored or inside) anywhere in the key range; an empty grid has no box"},
     {Stratum::range_edges, "range_edges",
      "a grid of 1 to 4 bricks whose coordinates are the key range's edges -65536, -65535, -1, 0, 1, 65534, 65535"},
     {Stratum::other_h, "other_h",
@@ -72,7 +74,7 @@ GridInput generate_input(const StratumSpec& stratum, double h, std::uint64_t see
   InputRng rng(seed, kId, stratum.name, index);
   GridInput in;
   in.h = stratum.kind == Stratum::other_h ? h * (1 + rng.unit()) : h;
-  const std::int64_t bricks = rng.integer(1, 4);
+  const std::int64_t bricks = rng.integer(stratum.kind == Stratum::random_bricks ? 0 : 1, 4);
   for (std::int64_t n = 0; n < bricks; ++n) {
     reference::BrickTriple b{};
     for (std::int64_t& c : b)
