@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "distgrid/closest_point.hpp"
 #include "distgrid/error.hpp"
 #include "distgrid/mesh_parts.hpp"
 #include "support/test_meshes.hpp"

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "distgrid/audit/reference/mesh.hpp"
-#include "distgrid/closest_point.hpp"
 #include "distgrid/mesh.hpp"
+#include "distgrid/vec3.hpp"
 
 namespace distgrid::properties {
 

@@ -32,11 +32,6 @@ struct ClosestPoint {
 };
 
 namespace detail {
-inline double dot3(const Vec3& u, const Vec3& v) noexcept { return u[0] * v[0] + u[1] * v[1] + u[2] * v[2]; }
-inline Vec3 sub3(const Vec3& u, const Vec3& v) noexcept { return {u[0] - v[0], u[1] - v[1], u[2] - v[2]}; }
-inline Vec3 cross3(const Vec3& u, const Vec3& v) noexcept {
-  return {u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]};
-}
 /// start + t*(end - start), with t = 0 and t = 1 giving the ends exactly.
 inline Vec3 lerp3(const Vec3& start, const Vec3& end, double t) noexcept {
   if (t <= 0) return start;

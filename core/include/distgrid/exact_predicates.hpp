@@ -8,7 +8,7 @@
 // integer arithmetic: every finite double is an integer times a power of two, so
 // after scaling all coordinates by the smallest power of two among them the
 // determinant is an integer, computed with a small arbitrary-precision integer.
-#include "distgrid/closest_point.hpp"
+#include "distgrid/vec3.hpp"
 
 namespace distgrid {
 

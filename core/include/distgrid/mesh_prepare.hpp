@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "distgrid/closest_point.hpp"
 #include "distgrid/mesh.hpp"
+#include "distgrid/vec3.hpp"
 
 namespace distgrid {
 

@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "distgrid/closest_point.hpp"
+#include "distgrid/vec3.hpp"
 
 namespace distgrid {
 

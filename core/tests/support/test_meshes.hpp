@@ -7,9 +7,9 @@
 #include <cstdio>
 #include <string>
 
-#include "distgrid/closest_point.hpp"
 #include "distgrid/mesh.hpp"
 #include "distgrid/mesh_parts.hpp"
+#include "distgrid/vec3.hpp"
 
 namespace distgrid::test_support {
 

@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "distgrid/closest_point.hpp"
 #include "distgrid/mesh.hpp"
+#include "distgrid/vec3.hpp"
 #include "distgrid/mesh_parts.hpp"
 #include "distgrid/properties/lattice.hpp"
 
