@@ -1,7 +1,12 @@
 #!/usr/bin/env python3
 """Shows the gates have teeth (run through scripts/mutants, which installs what is missing first).
 
-usage: scripts/mutants [--build-dir DIR] [PATCH...]   (default: every audit/mutants/*.patch)
+usage: scripts/mutants [--build-dir DIR] [--storage LIST] [PATCH...]   (default: every audit/mutants/*.patch)
+
+--storage LIST: the storages each mutant is audited at, as distgrid-audit's
+--storage takes them (all, the default; both: float,double; or names). A patch
+whose first lines hold "Storages: NAME,..." (before its diff) is audited at those
+too: a mutant of one storage's code shows only there. CI runs --storage both.
 
 Reuses the CI build (DIR, default build/ci: what scripts/test builds; configured
 with the ci preset when it is not there) and patches the sources in place, one
@@ -9,12 +14,13 @@ mutant at a time, so each mutant rebuilds only what its patch touches:
 
 1. the initial build: the audit tool and the property executables of every
    mutated calculation (nothing to do after scripts/test);
-2. the baseline: one quick audit per voxel size of H_VALUES of every mutated
-   calculation at once (--only ID,ID,..., every storage: float, double, half, q16, q8), gated, and split by id;
+2. the baseline: quick audits per voxel size of H_VALUES of every mutated
+   calculation (--only ID,ID,..., one audit per set of storages its mutants
+   need: float, double, half, q16, q8 with --storage all), gated, and split by id;
 3. per mutant <id>--<name>.patch, in an order that keeps mutants of the same
    files together (headers with many dependents last): apply it, rebuild the
    audit tool, run the quick audit of <id> alone (--quick --only, every
-   storage) and its gate at each h, rebuild the property executables whose
+   storage, or those of --storage and the patch) and its gate at each h, rebuild the property executables whose
    suites name <id> and run the tests labelled calc:<id>, and put the files back.
 
 The patched files' original bytes are kept in build/mutants/restore/ before a
@@ -58,6 +64,7 @@ from process_group import run  # noqa: E402
 
 # The voxel sizes: the budgets' own (1/64) and one that is not a power of two.
 H_VALUES = ["0x1p-6", "0.0123"]
+STORAGES = ["float", "double", "half", "q16", "q8"]
 SCHEMA = "distgrid-mutants/1"
 RESTORE_DIR = os.path.join("build", "mutants", "restore")
 
@@ -92,6 +99,32 @@ def patched_files(patch_text):
         if match and match.group(1) != "/dev/null" and match.group(1) not in files:
             files.append(match.group(1))
     return files
+
+
+def storage_list(text, what):
+    """The storages `text` names (all, both, or comma-separated names), in STORAGES order; ValueError naming `what`
+    when a name is unknown or none is given."""
+    names = set()
+    for name in (n.strip() for n in text.split(",")):
+        if name == "all":
+            names.update(STORAGES)
+        elif name == "both":
+            names.update(("float", "double"))
+        elif name in STORAGES:
+            names.add(name)
+        else:
+            raise ValueError(f"{what}: unknown storage '{name}' (all, both, {', '.join(STORAGES)})")
+    return [n for n in STORAGES if n in names]
+
+
+def declared_storages(patch_text, what):
+    """The storages a patch's "Storages: ..." line (before its first diff) names, or []."""
+    for line in patch_text.splitlines():
+        if line.startswith("diff ") or line.startswith("--- "):
+            break
+        if line.startswith("Storages:"):
+            return storage_list(line[len("Storages:"):], what)
+    return []
 
 
 def sha(data):
@@ -311,9 +344,27 @@ def teeth_notes(gates_path):
     return notes
 
 
-def cross_ids(notes, mutant, own_id):
-    """The calculations a mutant is also audited against: those with a budget whose teeth_from names it."""
-    return sorted({key[0] for key, note in notes.items() if mutant in note.get("teeth_from", []) and key[0] != own_id})
+def cross_audits(notes, mutant, own_id):
+    """The calculations a mutant is also audited against (those with a budget whose teeth_from names it), each
+    with the storages of those budgets: {id: ["float", "double"]}. Only those storages run, so a cross audit costs
+    what the budgets it feeds need."""
+    storages = {}
+    for key, note in notes.items():
+        if mutant in note.get("teeth_from", []) and key[0] != own_id:
+            storages.setdefault(key[0], set()).add(key[1])
+    return {calc_id: [n for n in STORAGES if n in names] for calc_id, names in sorted(storages.items())}
+
+
+def audit_plan(mutant_storages, cross, id_of):
+    """The baseline audits: {id: storages} with, per calculation, every storage one of its mutants or a mutant
+    cross-audited against it runs at (so each mutant's audit has a baseline at its storages).
+    mutant_storages: {patch: [storage]}; cross: {patch: {id: [storage]}}."""
+    need = {}
+    for patch, storages in mutant_storages.items():
+        need.setdefault(id_of(patch), set()).update(storages)
+        for other, more in cross.get(patch, {}).items():
+            need.setdefault(other, set()).update(more)
+    return {calc_id: [n for n in STORAGES if n in names] for calc_id, names in sorted(need.items())}
 
 
 def budget_key(budget):
@@ -333,9 +384,10 @@ class Audit:
         self.work = work
         self.timer = timer
 
-    def gate(self, ids, h, step):
-        """Quick audit of `ids` at h, every storage, gated. Returns per id {"run_failed": text or None,
-        "budgets": [...], "claims": [...], "seconds": s} and the gates file's budgets as gate --json lists them."""
+    def gate(self, ids, h, step, storages):
+        """Quick audit of `ids` at h and `storages` (a list of names), gated. Returns per id {"run_failed": text
+        or None, "budgets": [...], "claims": [...], "seconds": s} and the gates file's budgets as gate --json lists
+        them."""
         tag = re.sub(r"[^\w.-]", "_", h)
         report = os.path.join(self.work, f"report-{tag}.json")
         verdict = os.path.join(self.work, f"gate-{tag}.json")
@@ -343,7 +395,7 @@ class Audit:
             if os.path.exists(path):
                 os.remove(path)
         done, seconds = self.timer.run(step, [self.tool, "run", "--quick", "--only", ",".join(ids), "--storage",
-                                              "all", "--h", h, "--budgets", self.gates, "--out", report])
+                                              ",".join(storages), "--h", h, "--budgets", self.gates, "--out", report])
         results = {calc_id: {"run_failed": None, "budgets": [], "claims": []} for calc_id in ids}
         all_budgets = []
         problem = None
@@ -401,10 +453,17 @@ def teeth_table(budgets, marked, mutants, notes=None):
     calculation's audit, or (a budget's teeth_from) in the audit of the budget's calculation that a mutant
     of another one also ran. A budget no mutant trips is "not shown to have teeth", or "no mutant can reach
     it" with the gates file's reason; a budget of a calculation no mutant ran against (a run given some
-    patches) says so rather than lacking teeth."""
+    patches) says so rather than lacking teeth, and one of a storage no mutant ran at (a run with --storage)
+    "no mutant ran at this storage". A run's entry without "storages" ran at every storage."""
     notes = notes or {}
     mutated = {mutant["id"] for mutant in mutants if "id" in mutant}
     mutated |= {calc_id for mutant in mutants for calc_id in mutant.get("also", {})}
+    audited = set()  # (id, storage) pairs some mutant's audit ran
+    for mutant in mutants:
+        runs = [(mutant.get("id"), at) for at in mutant.get("at", {}).values()]
+        runs += [(other, at) for other, by_h in mutant.get("also", {}).items() for at in by_h.values()]
+        for calc_id, at in runs:
+            audited |= {(calc_id, storage) for storage in at.get("storages", STORAGES)}
     table = []
     for budget in budgets:
         key = budget_key(budget)
@@ -423,7 +482,9 @@ def teeth_table(budgets, marked, mutants, notes=None):
         tripped = any(row["tripped_by"].get(h) for h in H_VALUES)
         row["status"] = ("informational" if key in marked else "has teeth" if tripped else
                          "no mutant can reach it" if note.get("no_mutant") else
-                         "not shown to have teeth" if key[0] in mutated else "no mutant of this calculation ran")
+                         "no mutant of this calculation ran" if key[0] not in mutated else
+                         "no mutant ran at this storage" if (key[0], key[1]) not in audited else
+                         "not shown to have teeth")
         table.append(row)
     return table
 
@@ -438,11 +499,18 @@ def load_average():
 def parse_args(argv, root):
     build = os.path.join(root, "build", "ci")
     patches = []
+    storages = list(STORAGES)
     args = list(argv[1:])
     while args:
         arg = args.pop(0)
         if arg == "--build-dir" and args:
             build = os.path.abspath(args.pop(0))
+        elif arg == "--storage" and args:
+            try:
+                storages = storage_list(args.pop(0), "--storage")
+            except ValueError as problem:
+                log(f"mutants: {problem}\n" + __doc__.splitlines()[2])
+                sys.exit(2)
         elif arg in ("-h", "--help"):
             print(__doc__.strip())
             sys.exit(0)
@@ -452,13 +520,13 @@ def parse_args(argv, root):
         else:
             patches.append(os.path.abspath(arg))
     patches = patches or sorted(os.path.abspath(p) for p in glob.glob(os.path.join(root, "audit", "mutants", "*.patch")))
-    return build, patches
+    return build, patches, storages
 
 
 def main(argv):
     root = os.path.realpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
     os.chdir(root)
-    build, patches = parse_args(argv, root)
+    build, patches, storages = parse_args(argv, root)
     if not patches:
         log("no mutants in audit/mutants/")
         return 1
@@ -486,7 +554,7 @@ def main(argv):
     work = tempfile.mkdtemp(prefix="distgrid-mutants.")
     interrupted = False
     try:
-        return_code = run_all(root, build, patches, jobs, timer, patcher, work, started, load_at_start)
+        return_code = run_all(root, build, patches, storages, jobs, timer, patcher, work, started, load_at_start)
     except (KeyboardInterrupt, Interrupted) as stop:
         interrupted = True
         log(f"mutants: interrupted ({str(stop) or 'SIGINT'}); putting the sources back")
@@ -509,7 +577,7 @@ def main(argv):
     return return_code
 
 
-def run_all(root, build, patches, jobs, timer, patcher, work, started, load_at_start):
+def run_all(root, build, patches, run_storages, jobs, timer, patcher, work, started, load_at_start):
     def id_of(patch):
         return os.path.basename(patch).split("--")[0]
 
@@ -525,9 +593,17 @@ def run_all(root, build, patches, jobs, timer, patcher, work, started, load_at_s
             return 1
     notes = teeth_notes(os.path.join(root, "audit", "gates.json"))
     names = {p: os.path.basename(p)[:-len(".patch")] for p in patches}
-    also = {p: cross_ids(notes, names[p], id_of(p)) for p in patches}
+    also = {p: cross_audits(notes, names[p], id_of(p)) for p in patches}
     ids = sorted({id_of(p) for p in patches})
-    audited = sorted(set(ids) | {calc_id for p in patches for calc_id in also[p]})
+    own_storages = {}
+    for p in patches:
+        try:
+            extra = declared_storages(open(p, encoding="utf-8").read(), os.path.basename(p))
+        except ValueError as problem:
+            log(f"mutants: {problem}")
+            return 1
+        own_storages[p] = [n for n in STORAGES if n in set(run_storages) | set(extra)]
+    baseline_storages = audit_plan(own_storages, also, id_of)
     prop_targets = sorted({t for calc_id in ids for t in property_targets(root, calc_id)})
     log("mutants: building the audit tool and the property executables (nothing to do after scripts/test)")
     done, _ = timer.run("initial build", ["cmake", "--build", build, "-j", str(jobs), "--target",
@@ -539,12 +615,16 @@ def run_all(root, build, patches, jobs, timer, patcher, work, started, load_at_s
 
     baselines = {}
     all_budgets = []
+    groups = {}  # one baseline audit per set of storages
+    for calc_id, storages in baseline_storages.items():
+        groups.setdefault(tuple(storages), []).append(calc_id)
     for h in H_VALUES:
-        log(f"mutants: baseline of {len(audited)} calculations at h = {h}")
-        results, budgets = audit.gate(audited, h, "baseline audits")
-        all_budgets = all_budgets or budgets
-        for calc_id in audited:
-            baselines[(calc_id, h)] = results[calc_id]
+        for storages, group in sorted(groups.items()):
+            log(f"mutants: baseline of {len(group)} calculations at h = {h}, storage {','.join(storages)}")
+            results, budgets = audit.gate(group, h, "baseline audits", list(storages))
+            all_budgets = all_budgets or budgets
+            for calc_id in group:
+                baselines[(calc_id, h)] = dict(results[calc_id], storages=list(storages))
 
     touches = {p: patched_files(open(p, encoding="utf-8").read()) for p in patches}
     order = run_order(patches, touches, dependents(build, root))
@@ -567,11 +647,13 @@ def run_all(root, build, patches, jobs, timer, patcher, work, started, load_at_s
             "schema": SCHEMA,
             "complete": complete,
             "h": H_VALUES,
-            "audit": "run --quick --only ID --storage all --h H, then gate --json, per mutant and h",
+            "audit": "run --quick --only ID --storage S --h H, then gate --json, per mutant and h",
+            "storage": run_storages,
             "build_dir": os.path.relpath(build, root),
             "jobs": jobs,
             "order": [os.path.basename(p)[:-len(".patch")] for p in order],
             "baseline": [{"id": calc_id, "h": h, "status": "fails" if failed(base) else "pass",
+                          "storages": base["storages"],
                           "failures": base["budgets"], "claims": base["claims"],
                           "run_failed": base["run_failed"], "seconds": base["seconds"]}
                          for (calc_id, h), base in sorted(baselines.items())],
@@ -595,7 +677,7 @@ def run_all(root, build, patches, jobs, timer, patcher, work, started, load_at_s
         calc_id = id_of(patch)
         log(f"mutant {number}/{len(order)} {name}: applying, building, auditing {calc_id}")
         row = {"mutant": name, "id": calc_id, "applies": True, "builds": True, "at": {}, "seconds": {},
-               "touches": touches[patch]}
+               "touches": touches[patch], "storages": own_storages[patch]}
         mutants.append(row)
         start = time.monotonic()
         error = patcher.apply(patch)
@@ -615,7 +697,7 @@ def run_all(root, build, patches, jobs, timer, patcher, work, started, load_at_s
                 continue
             for h in H_VALUES:
                 base = baselines[(calc_id, h)]
-                results, _ = audit.gate([calc_id], h, "mutant audits")
+                results, _ = audit.gate([calc_id], h, "mutant audits", own_storages[patch])
                 result = results[calc_id]
                 base_keys = {budget_key(b) for b in base["budgets"]}
                 at = {"baseline": "fails" if failed(base) else "pass",
@@ -624,6 +706,7 @@ def run_all(root, build, patches, jobs, timer, patcher, work, started, load_at_s
                       "claims": result["claims"],
                       "run_failed": result["run_failed"],
                       "budgets_beyond_baseline": [b for b in result["budgets"] if budget_key(b) not in base_keys],
+                      "storages": own_storages[patch],
                       "seconds": result["seconds"]}
                 if at["baseline"] == "pass":
                     at["caught"] = failed(result)
@@ -631,12 +714,12 @@ def run_all(root, build, patches, jobs, timer, patcher, work, started, load_at_s
                     at["baseline_failures"] = base["budgets"]
                 row["at"][h] = at
             # For the teeth table only: the calculations whose budgets name this mutant in teeth_from.
-            for other in also[patch]:
+            for other, storages in also[patch].items():
                 row.setdefault("also", {})[other] = {}
                 for h in H_VALUES:
                     base = baselines[(other, h)]
-                    results, _ = audit.gate([other], h, "cross audits")
-                    row["also"][other][h] = {"baseline": "fails" if failed(base) else "pass",
+                    results, _ = audit.gate([other], h, "cross audits", storages)
+                    row["also"][other][h] = {"baseline": "fails" if failed(base) else "pass", "storages": storages,
                                              "budgets": results[other]["budgets"],
                                              "run_failed": results[other]["run_failed"],
                                              "seconds": results[other]["seconds"]}

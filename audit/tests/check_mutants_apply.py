@@ -5,8 +5,9 @@ usage: check_mutants_apply.py DISTGRID_AUDIT SOURCE_DIR [MUTANTS_DIR]
 
 For each MUTANTS_DIR/*.patch (default SOURCE_DIR/audit/mutants): the file name
 is <calc id>--<name>.patch with an id that `distgrid-audit list --ids` prints,
-and `git apply --check` accepts the patch against the working tree of
-SOURCE_DIR. Exit 1 naming every problem; 0 when all pass; 77 (CTest's skip)
+`git apply --check` accepts the patch against the working tree of
+SOURCE_DIR, and a "Storages:" line before its diff (the storages scripts/mutants
+audits it at besides its --storage) names only storages it knows. Exit 1 naming every problem; 0 when all pass; 77 (CTest's skip)
 with a message when SOURCE_DIR is not the top of a git checkout or git is
 missing, since then no patch can be checked.
 """
@@ -18,6 +19,7 @@ import subprocess
 import sys
 
 SKIP = 77
+STORAGES = {"all", "both", "float", "double", "half", "q16", "q8"}
 NAME = re.compile(r"^(?P<id>[a-z0-9_]+(?:\.[a-z0-9_]+)+)--(?P<name>[a-z0-9][a-z0-9-]*)\.patch$")
 
 
@@ -60,6 +62,11 @@ def main(argv):
             problems.append(f"{name}: not named <calc id>--<name>.patch")
         elif match.group("id") not in ids:
             problems.append(f"{name}: '{match.group('id')}' is not a registered calculation id")
+        for line in open(patch, encoding="utf-8").read().split("\ndiff ")[0].splitlines():
+            if line.startswith("Storages:"):
+                unknown = [n.strip() for n in line[len("Storages:"):].split(",") if n.strip() not in STORAGES]
+                if unknown:
+                    problems.append(f"{name}: unknown storage(s) {', '.join(repr(n) for n in unknown)} in its Storages line")
         done = subprocess.run(["git", "-C", top, "apply", "--check", os.path.abspath(patch)], capture_output=True,
                               text=True)
         if done.returncode != 0:

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""check_mutants_apply.py has teeth: it fails on a stale patch and on a bad id.
+"""check_mutants_apply.py has teeth: it fails on a stale patch, a bad id and an unknown storage.
 
 usage: mutants_apply_test.py DISTGRID_AUDIT SOURCE_DIR WORK_DIR
 
@@ -68,6 +68,9 @@ def main(argv):
          [f"{calc}--stale-copy.patch: does not apply"])
     case("bad_id", {name: text, "grid.no_such_calculation--copy.patch": text}, 1,
          ["grid.no_such_calculation--copy.patch: 'grid.no_such_calculation' is not a registered calculation id"])
+    case("bad_storage", {name: text, f"{calc}--declared.patch": "Storages: half,octal\n" + text}, 1,
+         [f"{calc}--declared.patch: unknown storage(s) 'octal'"])
+    case("good_storage", {f"{calc}--declared.patch": "Storages: half,q8\n" + text}, 0, ["1 mutants"])
     case("bad_name", {name: text, "copy-without-an-id.patch": text}, 1,
          ["copy-without-an-id.patch: not named <calc id>--<name>.patch"])
     # Not a git checkout: skipped with a message, not passed.

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """scripts/mutants.py's teeth table: every budget, the mutants that trip it where
 the baseline passes, informational budgets (marked or not) kept apart, mutants of
-another calculation (teeth_from) counted, budgets no mutant can reach (no_mutant)
-shown with the reason.
+another calculation (teeth_from) counted and audited at the storages of the
+budgets naming them only, budgets no mutant can reach (no_mutant)
+shown with the reason; --storage and a patch's "Storages:" line choose the
+storages each mutant and baseline runs at.
 
 usage: mutants_teeth_test.py SCRIPTS_MUTANTS_PY WORK_DIR
 """
@@ -64,12 +66,18 @@ def main(argv):
     # teeth_from: a mutant of another calculation, audited against this one too, gives it teeth;
     # no_mutant: the reason, shown instead of "not shown to have teeth".
     d = {"id": "grid.volume", "storage": "float", "metric": "/errors/method/relative/max", "max": 1}
+    e = {"id": "grid.sample", "storage": "q8", "metric": "/error/h/max", "max": 1}
     json.dump({"budgets": [dict(a, why="w", teeth_from=["bake.node_values--one"]), dict(b, why="w"),
-                           dict(d, why="w", no_mutant="the discretisation alone")]},
+                           dict(d, why="w", no_mutant="the discretisation alone"),
+                           dict(e, why="w", teeth_from=["bake.node_values--one"])]},
               open(gates, "w", encoding="utf-8"))
     notes = mutants.teeth_notes(gates)
-    if mutants.cross_ids(notes, "bake.node_values--one", "bake.node_values") != ["grid.sample"]:
-        problems.append(f"cross_ids: {mutants.cross_ids(notes, 'bake.node_values--one', 'bake.node_values')}")
+    # Audited against grid.sample at the storages of the budgets naming it only (float and q8, not double).
+    cross = mutants.cross_audits(notes, "bake.node_values--one", "bake.node_values")
+    if cross != {"grid.sample": ["float", "q8"]}:
+        problems.append(f"cross_audits: {cross}")
+    if mutants.cross_audits(notes, "bake.node_values--two", "bake.node_values") != {}:
+        problems.append("cross_audits: a mutant no budget names is audited against another calculation")
     cross = [{"mutant": "bake.node_values--one", "id": "bake.node_values", "at": {},
               "also": {"grid.sample": {h1: {"baseline": "pass", "budgets": [a]}, h2: {"baseline": "fails", "budgets": [a]}}}}]
     table = mutants.teeth_table([a, b, d], {}, cross, notes)
@@ -79,6 +87,31 @@ def main(argv):
         problems.append(f"teeth_from gave another budget teeth: {table[1]}")
     if table[2]["status"] != "no mutant can reach it" or table[2].get("no_mutant") != "the discretisation alone":
         problems.append(f"no_mutant: {table[2]}")
+
+    # --storage: a run at some storages. The storages a mutant runs at are the run's and those its patch
+    # declares; the baseline of a calculation covers every storage a mutant audits it at.
+    if mutants.storage_list("both", "x") != ["float", "double"] or mutants.storage_list("q8,all", "x") != mutants.STORAGES:
+        problems.append("storage_list: both or all read wrongly")
+    for bad in ("float,nope", ""):
+        try:
+            mutants.storage_list(bad, "the patch")
+            problems.append(f"storage_list accepted {bad!r}")
+        except ValueError as problem:
+            if "the patch" not in str(problem):
+                problems.append(f"storage_list's error does not name the input: {problem}")
+    declared = "Storages: half\nWhy: only binary16 rounds here.\ndiff --git a/x b/x\n--- a/x\n+++ b/x\n+Storages: q8\n"
+    if mutants.declared_storages(declared, "p") != ["half"] or mutants.declared_storages("diff --git a/x b/x\n", "p") != []:
+        problems.append("declared_storages: the line before the diff is not read alone")
+    plan = mutants.audit_plan({"bake.node_values--one": ["float", "double", "half"], "grid.sample--two": ["float", "double"]},
+                              {"bake.node_values--one": {"grid.sample": ["q8"]}}, lambda p: p.split("--")[0])
+    if plan != {"bake.node_values": ["float", "double", "half"], "grid.sample": ["float", "double", "q8"]}:
+        problems.append(f"audit_plan: {plan}")
+    # A mutant run at float only: the double budget of its calculation is not counted as toothless.
+    at_float = [{"mutant": "grid.sample--one", "id": "grid.sample", "at": {h1: {"baseline": "pass", "budgets": [a],
+                                                                                 "storages": ["float"]}}}]
+    table = mutants.teeth_table([a, b], {}, at_float)
+    if [r["status"] for r in table] != ["has teeth", "no mutant ran at this storage"]:
+        problems.append(f"a run at float only: {[r['status'] for r in table]}")
     if problems:
         print("\n".join(problems))
         return 1

@@ -50,6 +50,17 @@ std::string mutant_cell(const json* at) {
   return "<td><span class=\"badge pass\">caught</span> " + by + "</td>";
 }
 
+/// The storages the run audited: its `storage` list (every storage when it has all five, or when the
+/// file predates the member), and those a patch declares.
+std::string storages_text(const json& mutants) {
+  const json* listed = member(mutants, "storage");
+  if (!listed || !listed->is_array() || listed->size() >= 5) return "every storage";
+  std::string names;
+  for (const json& s : *listed)
+    if (s.is_string()) names += (names.empty() ? "" : ", ") + escape(s.get<std::string>());
+  return "the storages " + names + " (and those its patch declares)";
+}
+
 }  // namespace
 
 std::string teeth_section_html(const json& mutants, const std::string& name) {
@@ -73,7 +84,7 @@ std::string teeth_section_html(const json& mutants, const std::string& name) {
   for (const std::string& h : hs) h_text += (h_text.empty() ? "h = " : " and h = ") + escape(h);
   out += "<p>A gate is worth what it catches. <code>scripts/mutants</code> applies each patch of "
          "<code>audit/mutants/</code> (a small, realistic bug in one calculation), rebuilds the audit tool, runs "
-         "the quick audit of that calculation for both storages at " + h_text +
+         "the quick audit of that calculation at " + storages_text(mutants) + " at " + h_text +
          " and gates it, and runs the calculation's property tests. From <code>" + escape(name) + "</code>: " +
          std::to_string(list.size()) + " mutants; caught in " + std::to_string(caught) + " of " +
          std::to_string(cells) + " runs where the unmodified code passes its gate";

@@ -54,6 +54,16 @@ TEST(TeethSection, ListsEveryBudgetWithTheMutantsThatTripItAndFlagsTheOnesNoneTr
       << html;
   EXPECT_NE(html.find("<td>informational: above 2^52 ulps, no value can exceed it</td>"), std::string::npos);
   EXPECT_NE(html.find("1 has teeth, 1 informational, 1 not shown to have teeth"), std::string::npos) << html;
+  EXPECT_NE(html.find("the quick audit of that calculation at every storage at h = 0x1p-6"), std::string::npos)
+      << html;
+}
+
+TEST(TeethSection, SaysWhichStoragesARunAtSomeStoragesAudited) {
+  json m = sample_mutants();
+  m["storage"] = {"float", "double"};
+  const std::string html = teeth_section_html(m, "mutants.json");
+  EXPECT_NE(html.find("at the storages float, double (and those its patch declares) at h = 0x1p-6"), std::string::npos)
+      << html;
 }
 
 TEST(TeethSection, ShowsWhyNoMutantCanReachABudgetAndTheMutantsOfItsInputs) {
