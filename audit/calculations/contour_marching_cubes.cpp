@@ -15,6 +15,7 @@ Calculation contour_marching_cubes() {
       .sources = {{"core/src/contour/marching_cubes.cpp", "BrickMesher<S>::marching_cubes_brick"},
                   {"core/src/contour/marching_cubes.hpp", "add_edge_vertex"},
                   {"core/src/contour/marching_cubes.hpp", "add_cell_triangles"},
+                  {"core/src/contour/brick_mesher.cpp", "BrickMesher<S>::find_signs"},
                   {"core/src/contour/contour.cpp", "contour"}},
       .formula = "a grid edge whose ends differ in sign (value < 0 inside) gets one vertex at t = d0 / (d0 - d1) from "
                  "its lower node, at world (i + t e_axis) * h; in double",

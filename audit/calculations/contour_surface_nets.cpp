@@ -20,6 +20,7 @@ Calculation contour_surface_nets() {
                   {"core/src/contour/surface_nets.hpp", "finish_lane_vertices"},
                   {"core/src/contour/surface_nets.hpp", "lane_units_or_zero"},
                   {"core/src/contour/contour.cpp", "contour"},
+                  {"core/src/contour/brick_mesher.cpp", "BrickMesher<S>::find_signs"},
                   {"core/src/contour/surface_nets.hpp", "add_edge_quad"}},
       .formula = "a cell whose corners differ in sign (value < 0 inside) gets one vertex at the mean of its crossing "
                  "edges' points, t = d_lo / (d_lo - d_hi) from each edge's lower corner, at world (i + local) * h; in "
