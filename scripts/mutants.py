@@ -19,9 +19,10 @@ mutant at a time, so each mutant rebuilds only what its patch touches:
    need: float, double, half, q16, q8 with --storage all), gated, and split by id;
 3. per mutant <id>--<name>.patch, in an order that keeps mutants of the same
    files together (headers with many dependents last): apply it, rebuild the
-   audit tool, run the quick audit of <id> alone (--quick --only, every
-   storage, or those of --storage and the patch) and its gate at each h, rebuild the property executables whose
-   suites name <id> and run the tests labelled calc:<id>, and put the files back.
+   audit tool, run the quick audit of <id> alone (--quick --only, at the
+   storages of --storage and of the patch) and its gate at each h, rebuild the
+   property executables whose suites name <id> and run the tests labelled
+   calc:<id>, and put the files back.
 
 The patched files' original bytes are kept in build/mutants/restore/ before a
 patch is applied and written back after it, on an error, on Ctrl-C, SIGTERM or

@@ -90,6 +90,10 @@ def main(argv):
 
     # --storage: a run at some storages. The storages a mutant runs at are the run's and those its patch
     # declares; the baseline of a calculation covers every storage a mutant audits it at.
+    root = os.path.dirname(os.path.dirname(os.path.abspath(argv[1])))
+    if mutants.parse_args(["mutants", "--storage", "both"], root)[2] != ["float", "double"] or \
+            mutants.parse_args(["mutants"], root)[2] != mutants.STORAGES:
+        problems.append("parse_args: --storage is not read, or its default is not every storage")
     if mutants.storage_list("both", "x") != ["float", "double"] or mutants.storage_list("q8,all", "x") != mutants.STORAGES:
         problems.append("storage_list: both or all read wrongly")
     for bad in ("float,nope", ""):
