@@ -21,7 +21,7 @@ Calculation mesh_edge_key() {
       .id = "mesh.edge_key",
       .title = "Edge key a * 2^32 + b",
       .declared = PrecisionClass::exact,
-      .sources = {{"core/include/distgrid/mesh_prepare.hpp", "edge_key"},
+      .sources = {{"core/src/mesh_prepare.cpp", "edge_key"},
                   {"core/src/mesh_prepare.cpp", "prepare_mesh"}},
       .formula = "key = min(a, b) * 2^32 + max(a, b) in 64-bit unsigned integers; exact as a double only below 2^21 "
                  "welded corners",

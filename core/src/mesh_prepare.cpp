@@ -13,6 +13,12 @@
 #include "distgrid/mesh_solid.hpp"
 
 namespace distgrid {
+
+std::uint64_t edge_key(std::uint32_t a, std::uint32_t b) noexcept {
+  const std::uint32_t lo = a < b ? a : b, hi = a < b ? b : a;
+  return static_cast<std::uint64_t>(lo) << 32 | hi;
+}
+
 namespace {
 
 using detail::cross3;

@@ -12,10 +12,7 @@ namespace distgrid {
 
 /// Undirected edge key min(a, b) * 2^32 + max(a, b): exact as a 64-bit integer for
 /// any 32-bit corner indices (as a double it would be exact only below 2^21 corners).
-constexpr std::uint64_t edge_key(std::uint32_t a, std::uint32_t b) noexcept {
-  const std::uint32_t lo = a < b ? a : b, hi = a < b ? b : a;
-  return static_cast<std::uint64_t>(lo) << 32 | hi;
-}
+std::uint64_t edge_key(std::uint32_t a, std::uint32_t b) noexcept;
 
 /// Merges corners whose three coordinates are equal (no tolerance; -0 equals +0).
 /// Welded corners are numbered in order of first use by the triangles; corners no
