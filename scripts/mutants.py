@@ -596,10 +596,11 @@ def run_all(root, build, patches, run_storages, jobs, timer, patcher, work, star
     names = {p: os.path.basename(p)[:-len(".patch")] for p in patches}
     also = {p: cross_audits(notes, names[p], id_of(p)) for p in patches}
     ids = sorted({id_of(p) for p in patches})
+    texts = {p: open(p, encoding="utf-8").read() for p in patches}
     own_storages = {}
     for p in patches:
         try:
-            extra = declared_storages(open(p, encoding="utf-8").read(), os.path.basename(p))
+            extra = declared_storages(texts[p], os.path.basename(p))
         except ValueError as problem:
             log(f"mutants: {problem}")
             return 1
@@ -627,7 +628,7 @@ def run_all(root, build, patches, run_storages, jobs, timer, patcher, work, star
             for calc_id in group:
                 baselines[(calc_id, h)] = dict(results[calc_id], storages=list(storages))
 
-    touches = {p: patched_files(open(p, encoding="utf-8").read()) for p in patches}
+    touches = {p: patched_files(texts[p]) for p in patches}
     order = run_order(patches, touches, dependents(build, root))
     mutants = []
     marked = informational(os.path.join(root, "audit", "gates.json"))
