@@ -116,7 +116,7 @@ inline std::uint16_t half_bits(double v) noexcept {
   if (r < 0x1p-14) return static_cast<std::uint16_t>(sign | static_cast<std::uint16_t>(r * 0x1p24));  // subnormal or 0
   const auto rb = std::bit_cast<std::uint64_t>(r);
   const auto exponent = static_cast<std::uint16_t>(((rb >> 52) & 0x7FF) - 1023 + 15);
-  return static_cast<std::uint16_t>(sign | (exponent << 10) | ((rb >> 42) & 0x3FF));
+  return static_cast<std::uint16_t>(std::uint64_t{sign} | (std::uint64_t{exponent} << 10) | ((rb >> 42) & 0x3FF));
 }
 
 /// half_bits, except that a negative value rounding to -0 gives -2^-24, binary16's
