@@ -81,9 +81,7 @@ std::vector<Candidate> enumerate_sites(const Grid<S>& grid, const reference::Sto
     const reference::BrickTriple& c = cell_bricks[at];
     std::array<double, 729> v{};
     const auto local = [](int x, int y, int z) { return static_cast<std::size_t>(x + 9 * y + 81 * z); };
-    for (int z = 0; z < 9; ++z)
-      for (int y = 0; y < 9; ++y)
-        for (int x = 0; x < 9; ++x) v[local(x, y, z)] = nodes.value(8 * c[0] + x, 8 * c[1] + y, 8 * c[2] + z);
+    nodes.block(c, v);
     std::vector<Candidate>& out = per_brick[at];
     for (int z = 0; z < 8; ++z)
       for (int y = 0; y < 8; ++y)

@@ -1,6 +1,9 @@
 // The references themselves, on cases computed by hand.
 #include <gtest/gtest.h>
 
+#include <array>
+#include <cmath>
+
 #include <nlohmann/json.hpp>
 
 #include "distgrid/audit/reference/brick_key.hpp"
@@ -80,6 +83,32 @@ TEST(ReferenceStoredNodes, ReadsStoredInsideAndAbsentBricks) {
   EXPECT_EQ(nodes.value(8, 0, 0), -0.5);
   EXPECT_EQ(nodes.value(-1, 0, 0), 0.5);
   EXPECT_EQ(nodes.value(0, 0, 8 * 131072), 0.5);  // no key there: absent, not an alias
+}
+
+TEST(ReferenceStoredNodes, ABlockReadsWhatEachNodeReads) {
+  Grid<float> grid(0.25, 2);
+  const std::array<std::array<int, 3>, 3> stored{{{0, 0, 0}, {1, 1, 0}, {0, 1, 1}}};
+  for (const auto& [i, j, k] : stored) {
+    float* values = grid.add_brick(key_of(i, j, k));
+    for (int n = 0; n < 512; ++n) values[n] = static_cast<float>(n + 512 * (i + 2 * j + 4 * k)) / 4096;
+  }
+  grid.add_inside(key_of(1, 0, 0));
+  grid.add_inside(key_of(1, 1, 1));
+  const StoredNodes<float> nodes(grid);
+  // Cell bricks around the stored ones, so each block mixes stored, inside and absent bricks.
+  for (int cz = -1; cz <= 1; ++cz)
+    for (int cy = -1; cy <= 1; ++cy)
+      for (int cx = -1; cx <= 1; ++cx) {
+        std::array<double, 729> block{};
+        block.fill(std::nan(""));
+        nodes.block({cx, cy, cz}, block);
+        for (int z = 0; z < 9; ++z)
+          for (int y = 0; y < 9; ++y)
+            for (int x = 0; x < 9; ++x)
+              ASSERT_EQ(block[static_cast<std::size_t>(x + 9 * y + 81 * z)],
+                        nodes.value(8 * cx + x, 8 * cy + y, 8 * cz + z))
+                  << "cell brick " << cx << " " << cy << " " << cz << ", node " << x << " " << y << " " << z;
+      }
 }
 
 TEST(ReferenceVolume, CountsHalfAVoxelPerNodeOnTheSurfaceAndWholeInsideBricks) {

@@ -91,6 +91,31 @@ class StoredNodes {
     return reference_decode(it->second.codes[n], it->second.brick);
   }
 
+  /// The 9 x 9 x 9 node values from node 8 * c to node 8 * c + 8 on each axis
+  /// (brick c's nodes and the first of the next brick's), x fastest: value(),
+  /// with each of the eight bricks looked up once.
+  void block(const BrickTriple& c, std::array<double, 729>& out) const {
+    for (int corner = 0; corner < 8; ++corner) {
+      const std::array<int, 3> upper{corner & 1, (corner >> 1) & 1, (corner >> 2) & 1};
+      const auto it = bricks_.find({c[0] + upper[0], c[1] + upper[1], c[2] + upper[2]});
+      const int x0 = 8 * upper[0], y0 = 8 * upper[1], z0 = 8 * upper[2];
+      const int x1 = upper[0] != 0 ? 9 : 8, y1 = upper[1] != 0 ? 9 : 8, z1 = upper[2] != 0 ? 9 : 8;
+      for (int z = z0; z < z1; ++z)
+        for (int y = y0; y < y1; ++y)
+          for (int x = x0; x < x1; ++x) {
+            double& v = out[static_cast<std::size_t>(x + 9 * y + 81 * z)];
+            if (it == bricks_.end()) {
+              v = band_width_;
+            } else if (it->second.codes == nullptr) {
+              v = -band_width_;
+            } else {
+              const int n = (x - x0) + 8 * (y - y0) + 64 * (z - z0);
+              v = reference_decode(it->second.codes[n], it->second.brick);
+            }
+          }
+    }
+  }
+
  private:
   struct Stored {
     const typename distgrid::Storage<S>::Code* codes = nullptr;  // nullptr: an inside brick
