@@ -16,13 +16,15 @@ mutant at a time, so each mutant rebuilds only what its patch touches:
    mutated calculation (nothing to do after scripts/test);
 2. the baseline: quick audits per voxel size of H_VALUES of every mutated
    calculation (--only ID,ID,..., one audit per set of storages its mutants
-   need: float, double, half, q16, q8 with --storage all), gated, and split by id;
+   need: float, double, half, q16, q8 with --storage all), gated, and split by
+   id; the audits at the voxel sizes run side by side, here and in step 3;
 3. per mutant <id>--<name>.patch, in an order that keeps mutants of the same
    files together (headers with many dependents last): apply it, rebuild the
-   audit tool, run the quick audit of <id> alone (--quick --only, at the
-   storages of --storage and of the patch) and its gate at each h, rebuild the
-   property executables whose suites name <id> and run the tests labelled
-   calc:<id>, and put the files back.
+   audit tool and the property executables whose suites name <id> (one build,
+   so the files the patch touches in both compile side by side), run the quick
+   audit of <id> alone (--quick --only, at the storages of --storage and of the
+   patch) and its gate at each h, run the tests labelled calc:<id>, and put the
+   files back.
 
 The patched files' original bytes are kept in build/mutants/restore/ before a
 patch is applied and written back after it, on an error, on Ctrl-C, SIGTERM or
@@ -61,7 +63,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from process_group import run  # noqa: E402
+from process_group import run, run_together  # noqa: E402
 
 # The voxel sizes: the budgets' own (1/64) and one that is not a power of two.
 H_VALUES = ["0x1p-6", "0.0123"]
@@ -90,6 +92,13 @@ class Timer:
         seconds = time.monotonic() - start
         self.steps[step] = self.steps.get(step, 0.0) + seconds
         return done, seconds
+
+    def run_together(self, step, commands, **kwargs):
+        """The commands side by side; the step counts the time until the last one ended."""
+        start = time.monotonic()
+        ended = run_together(commands, **kwargs)
+        self.steps[step] = self.steps.get(step, 0.0) + time.monotonic() - start
+        return ended
 
 
 def patched_files(patch_text):
@@ -385,18 +394,25 @@ class Audit:
         self.work = work
         self.timer = timer
 
-    def gate(self, ids, h, step, storages):
-        """Quick audit of `ids` at h and `storages` (a list of names), gated. Returns per id {"run_failed": text
-        or None, "budgets": [...], "claims": [...], "seconds": s} and the gates file's budgets as gate --json lists
-        them."""
-        tag = re.sub(r"[^\w.-]", "_", h)
-        report = os.path.join(self.work, f"report-{tag}.json")
-        verdict = os.path.join(self.work, f"gate-{tag}.json")
-        for path in (report, verdict):
-            if os.path.exists(path):
-                os.remove(path)
-        done, seconds = self.timer.run(step, [self.tool, "run", "--quick", "--only", ",".join(ids), "--storage",
-                                              ",".join(storages), "--h", h, "--budgets", self.gates, "--out", report])
+    def gate(self, ids, step, storages):
+        """Quick audits of `ids` at `storages` (a list of names), one per h of H_VALUES, run side by side (the
+        two keep both cores busy where one alone would leave one idle; the results do not depend on the
+        threads), each gated. Returns per h: per id {"run_failed": text or None, "budgets": [...], "claims":
+        [...], "seconds": s} and the gates file's budgets as gate --json lists them."""
+        files = {}
+        for h in H_VALUES:
+            tag = re.sub(r"[^\w.-]", "_", h)
+            files[h] = (os.path.join(self.work, f"report-{tag}.json"), os.path.join(self.work, f"gate-{tag}.json"))
+            for path in files[h]:
+                if os.path.exists(path):
+                    os.remove(path)
+        runs = self.timer.run_together(step, [[self.tool, "run", "--quick", "--only", ",".join(ids), "--storage",
+                                               ",".join(storages), "--h", h, "--budgets", self.gates,
+                                               "--out", files[h][0]] for h in H_VALUES])
+        return {h: self._verdict(ids, step, *files[h], *ran) for h, ran in zip(H_VALUES, runs)}
+
+    def _verdict(self, ids, step, report, verdict, done, seconds):
+        """The gate of one audit's report, split by id."""
         results = {calc_id: {"run_failed": None, "budgets": [], "claims": []} for calc_id in ids}
         all_budgets = []
         problem = None
@@ -426,15 +442,28 @@ class Audit:
         return results, all_budgets
 
 
-def run_properties(build, root, calc_id, jobs, timer):
-    """{"caught": True/False/None (no properties), "tests": [failed test names], "seconds": {...}}"""
+def build_mutant(build, root, calc_id, jobs, timer, env):
+    """Rebuilds the audit tool and calc_id's property executables in one build, so that make spreads the
+    files the patch touches in both over the jobs. Returns (the audit tool's build result or None when it
+    built, whether the property executables built, seconds)."""
     targets = property_targets(root, calc_id)
-    out = {"caught": None, "tests": [], "seconds": {"build": 0.0, "run": 0.0}}
-    if not targets:
+    both, seconds = timer.run("mutant builds", ["cmake", "--build", build, "-j", str(jobs), "--target",
+                                                "distgrid_audit_tool", *targets], env=env)
+    if both.returncode == 0:
+        return None, True, seconds
+    # Which of them failed: the audit tool alone (its objects are up to date if it was not the one).
+    tool, more = timer.run("mutant builds", ["cmake", "--build", build, "-j", str(jobs), "--target",
+                                             "distgrid_audit_tool"], env=env)
+    return (tool if tool.returncode != 0 else None), False, seconds + more
+
+
+def run_properties(build, root, calc_id, jobs, timer, built):
+    """{"caught": True/False/None (no properties), "tests": [failed test names], "seconds": {...}}; built:
+    whether build_mutant built the property executables."""
+    out = {"caught": None, "tests": [], "seconds": {"run": 0.0}}
+    if not property_targets(root, calc_id):
         return out
-    done, seconds = timer.run("property builds", ["cmake", "--build", build, "-j", str(jobs), "--target", *targets])
-    out["seconds"]["build"] = round(seconds, 1)
-    if done.returncode != 0:
+    if not built:
         out["caught"] = True
         out["tests"] = ["(the property executables do not build)"]
         return out
@@ -620,10 +649,10 @@ def run_all(root, build, patches, run_storages, jobs, timer, patcher, work, star
     groups = {}  # one baseline audit per set of storages
     for calc_id, storages in baseline_storages.items():
         groups.setdefault(tuple(storages), []).append(calc_id)
-    for h in H_VALUES:
-        for storages, group in sorted(groups.items()):
-            log(f"mutants: baseline of {len(group)} calculations at h = {h}, storage {','.join(storages)}")
-            results, budgets = audit.gate(group, h, "baseline audits", list(storages))
+    for storages, group in sorted(groups.items()):
+        log(f"mutants: baseline of {len(group)} calculations at h = {', '.join(H_VALUES)}, "
+            f"storage {','.join(storages)}")
+        for h, (results, budgets) in audit.gate(group, "baseline audits", list(storages)).items():
             all_budgets = all_budgets or budgets
             for calc_id in group:
                 baselines[(calc_id, h)] = dict(results[calc_id], storages=list(storages))
@@ -690,16 +719,14 @@ def run_all(root, build, patches, run_storages, jobs, timer, patcher, work, star
             write(False)
             continue
         try:
-            built, seconds = timer.run("mutant builds", ["cmake", "--build", build, "-j", str(jobs), "--target",
-                                                         "distgrid_audit_tool"], env=env)
+            broken, props_built, seconds = build_mutant(build, root, calc_id, jobs, timer, env)
             row["seconds"]["build"] = round(seconds, 1)
-            if built.returncode != 0:
+            if broken is not None:
                 row["builds"] = False
-                row["error"] = (built.stdout + built.stderr)[-2000:]
+                row["error"] = (broken.stdout + broken.stderr)[-2000:]
                 continue
-            for h in H_VALUES:
+            for h, (results, _) in audit.gate([calc_id], "mutant audits", own_storages[patch]).items():
                 base = baselines[(calc_id, h)]
-                results, _ = audit.gate([calc_id], h, "mutant audits", own_storages[patch])
                 result = results[calc_id]
                 base_keys = {budget_key(b) for b in base["budgets"]}
                 at = {"baseline": "fails" if failed(base) else "pass",
@@ -718,14 +745,13 @@ def run_all(root, build, patches, run_storages, jobs, timer, patcher, work, star
             # For the teeth table only: the calculations whose budgets name this mutant in teeth_from.
             for other, storages in also[patch].items():
                 row.setdefault("also", {})[other] = {}
-                for h in H_VALUES:
+                for h, (results, _) in audit.gate([other], "cross audits", storages).items():
                     base = baselines[(other, h)]
-                    results, _ = audit.gate([other], h, "cross audits", storages)
                     row["also"][other][h] = {"baseline": "fails" if failed(base) else "pass", "storages": storages,
                                              "budgets": results[other]["budgets"],
                                              "run_failed": results[other]["run_failed"],
                                              "seconds": results[other]["seconds"]}
-            props = run_properties(build, root, calc_id, jobs, timer)
+            props = run_properties(build, root, calc_id, jobs, timer, props_built)
             row["properties"] = {"caught": props["caught"], "tests": props["tests"]}
             row["seconds"]["properties"] = props["seconds"]
         finally:

@@ -4,7 +4,8 @@ the baseline passes, informational budgets (marked or not) kept apart, mutants o
 another calculation (teeth_from) counted and audited at the storages of the
 budgets naming them only, budgets no mutant can reach (no_mutant)
 shown with the reason; --storage and a patch's "Storages:" line choose the
-storages each mutant and baseline runs at.
+storages each mutant and baseline runs at; one build per mutant of the audit
+tool and the property executables.
 
 usage: mutants_teeth_test.py SCRIPTS_MUTANTS_PY WORK_DIR
 """
@@ -12,6 +13,7 @@ import importlib.util
 import json
 import os
 import shutil
+import subprocess
 import sys
 
 
@@ -116,11 +118,54 @@ def main(argv):
     table = mutants.teeth_table([a, b], {}, at_float)
     if [r["status"] for r in table] != ["has teeth", "no mutant ran at this storage"]:
         problems.append(f"a run at float only: {[r['status'] for r in table]}")
+    problems += build_checks(mutants, os.path.dirname(os.path.dirname(os.path.abspath(argv[1]))))
     if problems:
         print("\n".join(problems))
         return 1
     print("teeth table: tripped, untripped and informational budgets as expected")
     return 0
+
+
+class FakeBuild:
+    """A timer whose builds fail when they name one of `broken` among their targets."""
+
+    def __init__(self, broken):
+        self.broken = broken
+        self.builds = []
+
+    def run(self, step, command, **kwargs):
+        targets = command[command.index("--target") + 1:]
+        self.builds.append(targets)
+        failed = any(t in self.broken for t in targets)
+        return subprocess.CompletedProcess(command, 1 if failed else 0, "", "error" if failed else ""), 1.0
+
+
+def build_checks(mutants, root):
+    """build_mutant builds the audit tool and the property executables in one build and tells which failed;
+    run_properties counts executables that did not build as a catch. The side-by-side runner keeps the
+    order of its commands."""
+    problems = []
+    props = mutants.property_targets(root, "mesh.closest_point")
+    if not props:
+        return ["property_targets: no property executable names mesh.closest_point"]
+    fake = FakeBuild(set())
+    broken, built, _ = mutants.build_mutant("build", root, "mesh.closest_point", 2, fake, {})
+    if broken is not None or not built or fake.builds != [["distgrid_audit_tool", *props]]:
+        problems.append(f"build_mutant, nothing broken: {broken}, {built}, {fake.builds}")
+    fake = FakeBuild({props[0]})
+    broken, built, _ = mutants.build_mutant("build", root, "mesh.closest_point", 2, fake, {})
+    if broken is not None or built:
+        problems.append(f"build_mutant, a property executable broken: {broken}, {built}, {fake.builds}")
+    if mutants.run_properties("build", root, "mesh.closest_point", 2, fake, built)["caught"] is not True:
+        problems.append("run_properties: executables that do not build are not a catch")
+    fake = FakeBuild({"distgrid_audit_tool"})
+    broken, built, _ = mutants.build_mutant("build", root, "mesh.closest_point", 2, fake, {})
+    if broken is None or broken.returncode == 0:
+        problems.append(f"build_mutant, the audit tool broken: {broken}, {fake.builds}")
+    ended = mutants.run_together([["sh", "-c", "sleep 0.3; echo first"], ["sh", "-c", "echo second; exit 3"]])
+    if [(done.stdout, done.returncode) for done, _ in ended] != [("first\n", 0), ("second\n", 3)]:
+        problems.append(f"run_together: {[(done.stdout, done.returncode) for done, _ in ended]}")
+    return problems
 
 
 if __name__ == "__main__":
