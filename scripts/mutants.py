@@ -442,18 +442,25 @@ class Audit:
         return results, all_budgets
 
 
+def build_command(build, jobs, targets):
+    """A command that builds `targets` side by side. The top-level Makefile of CMake's Makefile generator
+    builds the targets it is given one after another (it is .NOTPARALLEL), so they go to its Makefile2,
+    which takes them as goals of one parallel make; other generators (Ninja) get them through cmake --build."""
+    if os.path.exists(os.path.join(build, "CMakeFiles", "Makefile2")):
+        return ["make", "-s", "-C", build, "-f", os.path.join("CMakeFiles", "Makefile2"), "-j", str(jobs), *targets]
+    return ["cmake", "--build", build, "-j", str(jobs), "--target", *targets]
+
+
 def build_mutant(build, root, calc_id, jobs, timer, env):
     """Rebuilds the audit tool and calc_id's property executables in one build, so that make spreads the
     files the patch touches in both over the jobs. Returns (the audit tool's build result or None when it
     built, whether the property executables built, seconds)."""
     targets = property_targets(root, calc_id)
-    both, seconds = timer.run("mutant builds", ["cmake", "--build", build, "-j", str(jobs), "--target",
-                                                "distgrid_audit_tool", *targets], env=env)
+    both, seconds = timer.run("mutant builds", build_command(build, jobs, ["distgrid_audit_tool", *targets]), env=env)
     if both.returncode == 0:
         return None, True, seconds
     # Which of them failed: the audit tool alone (its objects are up to date if it was not the one).
-    tool, more = timer.run("mutant builds", ["cmake", "--build", build, "-j", str(jobs), "--target",
-                                             "distgrid_audit_tool"], env=env)
+    tool, more = timer.run("mutant builds", build_command(build, jobs, ["distgrid_audit_tool"]), env=env)
     return (tool if tool.returncode != 0 else None), False, seconds + more
 
 

@@ -15,6 +15,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 
 
 def main(argv):
@@ -134,7 +135,7 @@ class FakeBuild:
         self.builds = []
 
     def run(self, step, command, **kwargs):
-        targets = command[command.index("--target") + 1:]
+        targets = [arg for arg in command if arg.startswith("distgrid_")]
         self.builds.append(targets)
         failed = any(t in self.broken for t in targets)
         return subprocess.CompletedProcess(command, 1 if failed else 0, "", "error" if failed else ""), 1.0
@@ -162,6 +163,14 @@ def build_checks(mutants, root):
     broken, built, _ = mutants.build_mutant("build", root, "mesh.closest_point", 2, fake, {})
     if broken is None or broken.returncode == 0:
         problems.append(f"build_mutant, the audit tool broken: {broken}, {fake.builds}")
+    with tempfile.TemporaryDirectory() as build:
+        commands = [mutants.build_command(build, 2, ["distgrid_audit_tool", "distgrid_mesh_props"])]
+        os.makedirs(os.path.join(build, "CMakeFiles"))
+        open(os.path.join(build, "CMakeFiles", "Makefile2"), "w").close()
+        commands.append(mutants.build_command(build, 2, ["distgrid_audit_tool", "distgrid_mesh_props"]))
+    if commands[0][:2] != ["cmake", "--build"] or commands[1][0] != "make" or \
+            any(command[-2:] != ["distgrid_audit_tool", "distgrid_mesh_props"] for command in commands):
+        problems.append(f"build_command: {commands}")
     ended = mutants.run_together([["sh", "-c", "sleep 0.3; echo first"], ["sh", "-c", "echo second; exit 3"]])
     if [(done.stdout, done.returncode) for done, _ in ended] != [("first\n", 0), ("second\n", 3)]:
         problems.append(f"run_together: {[(done.stdout, done.returncode) for done, _ in ended]}")
