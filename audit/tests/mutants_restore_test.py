@@ -8,8 +8,9 @@ bytes as they were and newer than before (so a build recompiles what was built
 from the mutant); an exception while the patch is in restores it; a run killed
 with the patch in leaves a journal from which the next run restores it, but
 refuses when the file has been edited since; a patch that does not apply
-changes nothing; an interrupted child command has its whole process group
-killed; the tree check sees a changed file.
+changes nothing; an interrupted child command, or each of the commands run
+side by side, has its whole process group killed; the tree check sees a
+changed file.
 """
 import importlib.util
 import os
@@ -128,23 +129,46 @@ def main(argv):
     def interrupt(signum, frame):
         raise mutants.Interrupted("SIGTERM")
     signal.signal(signal.SIGTERM, interrupt)
-    marker = os.path.join(work, "child.pid")
-    threading.Timer(1.0, lambda: os.kill(os.getpid(), signal.SIGTERM)).start()
-    try:
-        mutants.run(["sh", "-c", f"sleep 60 & echo $! > {marker}; wait"])
-        problems.append("a SIGTERM did not stop the command")
-    except mutants.Interrupted:
-        pass
-    time.sleep(0.2)
-    child = int(open(marker).read())
-    try:
-        os.kill(child, 0)
-        alive = open(f"/proc/{child}/stat").read().split()[2] != "Z"
-    except (ProcessLookupError, FileNotFoundError):
-        alive = False
-    if alive:
-        problems.append("the command's background child survived the interruption")
-        os.kill(child, signal.SIGKILL)
+    # The same for commands run side by side (the audits at the two voxel sizes): every group is killed.
+    # The children sleep for a day: a runner that waited for them instead of killing them would hang, so a
+    # watchdog kills them after a minute and that counts as a failure.
+    for what, markers, start in (
+            ("a command", ["child.pid"],
+             lambda m: mutants.run(["sh", "-c", f"sleep 86400 & echo $! > {m[0]}; wait"])),
+            ("commands run side by side", ["first.pid", "second.pid"],
+             lambda m: mutants.run_together([["sh", "-c", f"sleep 86400 & echo $! > {path}; wait"] for path in m]))):
+        markers = [os.path.join(work, name) for name in markers]
+        hung = []
+
+        def watchdog(markers=markers, hung=hung):
+            hung.append(True)
+            for marker in markers:
+                try:
+                    os.kill(int(open(marker).read()), signal.SIGKILL)
+                except (OSError, ValueError):
+                    pass
+        dog = threading.Timer(60.0, watchdog)
+        dog.start()
+        threading.Timer(1.0, lambda: os.kill(os.getpid(), signal.SIGTERM)).start()
+        try:
+            start(markers)
+            problems.append(f"a SIGTERM did not stop {what}")
+        except mutants.Interrupted:
+            pass
+        dog.cancel()
+        if hung:
+            problems.append(f"{what}: the runner waited for the children instead of killing them")
+        time.sleep(0.2)
+        for marker in markers:
+            child = int(open(marker).read())
+            try:
+                os.kill(child, 0)
+                alive = open(f"/proc/{child}/stat").read().split()[2] != "Z"
+            except (ProcessLookupError, FileNotFoundError):
+                alive = False
+            if alive:
+                problems.append(f"a background child of {what} survived the interruption")
+                os.kill(child, signal.SIGKILL)
 
     if problems:
         print("\n".join(problems))
