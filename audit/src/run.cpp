@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <string>
 #include <system_error>
 #include <thread>
@@ -501,8 +502,9 @@ nlohmann::json settings_json(const RunSettings& s, const RunContext& context) {
 /// The box of a mesh's corners, moved by `offset` and widened by `margin`.
 Box mesh_box(const TriangleMesh& mesh, const std::array<double, 3>& offset, double margin) {
   Box box;
-  box.lo = {INFINITY, INFINITY, INFINITY};
-  box.hi = {-INFINITY, -INFINITY, -INFINITY};
+  const double inf = std::numeric_limits<double>::infinity();
+  box.lo = {inf, inf, inf};
+  box.hi = {-inf, -inf, -inf};
   for (const auto& p : mesh.positions)
     for (std::size_t a = 0; a < 3; ++a) {
       box.lo[a] = std::min(box.lo[a], p[a] + offset[a] - margin);
