@@ -444,10 +444,17 @@ class Audit:
 
 def build_command(build, jobs, targets):
     """A command that builds `targets` side by side. The top-level Makefile of CMake's Makefile generator
-    builds the targets it is given one after another (it is .NOTPARALLEL), so they go to its Makefile2,
-    which takes them as goals of one parallel make; other generators (Ninja) get them through cmake --build."""
-    if os.path.exists(os.path.join(build, "CMakeFiles", "Makefile2")):
-        return ["make", "-s", "-C", build, "-f", os.path.join("CMakeFiles", "Makefile2"), "-j", str(jobs), *targets]
+    builds the targets it is given one after another (it is .NOTPARALLEL), and each target's own rule in
+    its Makefile2 starts a make of its own (two of them would compile a shared library's files twice, at
+    once). So the targets' "<dir>/all" rules go to one make of Makefile2: one graph, shared dependencies
+    built once, the rest side by side. It skips the check for changed CMake files, which patches of
+    sources do not need. Other generators (Ninja) get the targets through cmake --build."""
+    makefile2 = os.path.join(build, "CMakeFiles", "Makefile2")
+    if os.path.exists(makefile2):
+        rules = dict(re.findall(r"^([\w.+-]+): (\S+)/rule$", open(makefile2, encoding="utf-8").read(), re.M))
+        if all(t in rules for t in targets):
+            return ["make", "-s", "-C", build, "-f", os.path.join("CMakeFiles", "Makefile2"), "-j", str(jobs),
+                    *[rules[t] + "/all" for t in targets]]
     return ["cmake", "--build", build, "-j", str(jobs), "--target", *targets]
 
 

@@ -163,13 +163,20 @@ def build_checks(mutants, root):
     broken, built, _ = mutants.build_mutant("build", root, "mesh.closest_point", 2, fake, {})
     if broken is None or broken.returncode == 0:
         problems.append(f"build_mutant, the audit tool broken: {broken}, {fake.builds}")
+    # Without CMake's Makefile2 (Ninja): cmake --build. With it: one make of the targets' "all" rules.
+    targets = ["distgrid_audit_tool", "distgrid_mesh_props"]
     with tempfile.TemporaryDirectory() as build:
-        commands = [mutants.build_command(build, 2, ["distgrid_audit_tool", "distgrid_mesh_props"])]
+        commands = [mutants.build_command(build, 2, targets)]
         os.makedirs(os.path.join(build, "CMakeFiles"))
-        open(os.path.join(build, "CMakeFiles", "Makefile2"), "w").close()
-        commands.append(mutants.build_command(build, 2, ["distgrid_audit_tool", "distgrid_mesh_props"]))
-    if commands[0][:2] != ["cmake", "--build"] or commands[1][0] != "make" or \
-            any(command[-2:] != ["distgrid_audit_tool", "distgrid_mesh_props"] for command in commands):
+        with open(os.path.join(build, "CMakeFiles", "Makefile2"), "w", encoding="utf-8") as f:
+            f.write("distgrid_audit_tool: audit/CMakeFiles/distgrid_audit_tool.dir/rule\n"
+                    "distgrid_mesh_props: properties/CMakeFiles/distgrid_mesh_props.dir/rule\n")
+        commands.append(mutants.build_command(build, 2, targets))
+        commands.append(mutants.build_command(build, 2, ["distgrid_audit_tool", "distgrid_unknown"]))
+    if commands[0][:2] != ["cmake", "--build"] or commands[0][-2:] != targets or \
+            commands[1][0] != "make" or commands[1][-2:] != ["audit/CMakeFiles/distgrid_audit_tool.dir/all",
+                                                             "properties/CMakeFiles/distgrid_mesh_props.dir/all"] or \
+            commands[2][:2] != ["cmake", "--build"]:
         problems.append(f"build_command: {commands}")
     ended = mutants.run_together([["sh", "-c", "sleep 0.3; echo first"], ["sh", "-c", "echo second; exit 3"]])
     if [(done.stdout, done.returncode) for done, _ in ended] != [("first\n", 0), ("second\n", 3)]:
