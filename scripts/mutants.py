@@ -458,11 +458,10 @@ def build_command(build, jobs, targets):
     return ["cmake", "--build", build, "-j", str(jobs), "--target", *targets]
 
 
-def build_mutant(build, root, calc_id, jobs, timer, env):
-    """Rebuilds the audit tool and calc_id's property executables in one build, so that make spreads the
+def build_mutant(build, targets, jobs, timer, env):
+    """Rebuilds the audit tool and the property executables `targets` in one build, so that make spreads the
     files the patch touches in both over the jobs. Returns (the audit tool's build result or None when it
     built, whether the property executables built, seconds)."""
-    targets = property_targets(root, calc_id)
     both, seconds = timer.run("mutant builds", build_command(build, jobs, ["distgrid_audit_tool", *targets]), env=env)
     if both.returncode == 0:
         return None, True, seconds
@@ -471,11 +470,11 @@ def build_mutant(build, root, calc_id, jobs, timer, env):
     return (tool if tool.returncode != 0 else None), False, seconds + more
 
 
-def run_properties(build, root, calc_id, jobs, timer, built):
-    """{"caught": True/False/None (no properties), "tests": [failed test names], "seconds": {...}}; built:
-    whether build_mutant built the property executables."""
+def run_properties(build, targets, calc_id, jobs, timer, built):
+    """{"caught": True/False/None (no properties), "tests": [failed test names], "seconds": {...}}; targets:
+    calc_id's property executables, built: whether build_mutant built them."""
     out = {"caught": None, "tests": [], "seconds": {"run": 0.0}}
-    if not property_targets(root, calc_id):
+    if not targets:
         return out
     if not built:
         out["caught"] = True
@@ -733,7 +732,8 @@ def run_all(root, build, patches, run_storages, jobs, timer, patcher, work, star
             write(False)
             continue
         try:
-            broken, props_built, seconds = build_mutant(build, root, calc_id, jobs, timer, env)
+            props = property_targets(root, calc_id)
+            broken, props_built, seconds = build_mutant(build, props, jobs, timer, env)
             row["seconds"]["build"] = round(seconds, 1)
             if broken is not None:
                 row["builds"] = False
@@ -765,7 +765,7 @@ def run_all(root, build, patches, run_storages, jobs, timer, patcher, work, star
                                              "budgets": results[other]["budgets"],
                                              "run_failed": results[other]["run_failed"],
                                              "seconds": results[other]["seconds"]}
-            props = run_properties(build, root, calc_id, jobs, timer, props_built)
+            props = run_properties(build, props, calc_id, jobs, timer, props_built)
             row["properties"] = {"caught": props["caught"], "tests": props["tests"]}
             row["seconds"]["properties"] = props["seconds"]
         finally:

@@ -150,17 +150,17 @@ def build_checks(mutants, root):
     if not props:
         return ["property_targets: no property executable names mesh.closest_point"]
     fake = FakeBuild(set())
-    broken, built, _ = mutants.build_mutant("build", root, "mesh.closest_point", 2, fake, {})
+    broken, built, _ = mutants.build_mutant("build", props, 2, fake, {})
     if broken is not None or not built or fake.builds != [["distgrid_audit_tool", *props]]:
         problems.append(f"build_mutant, nothing broken: {broken}, {built}, {fake.builds}")
     fake = FakeBuild({props[0]})
-    broken, built, _ = mutants.build_mutant("build", root, "mesh.closest_point", 2, fake, {})
+    broken, built, _ = mutants.build_mutant("build", props, 2, fake, {})
     if broken is not None or built:
         problems.append(f"build_mutant, a property executable broken: {broken}, {built}, {fake.builds}")
-    if mutants.run_properties("build", root, "mesh.closest_point", 2, fake, built)["caught"] is not True:
+    if mutants.run_properties("build", props, "mesh.closest_point", 2, fake, built)["caught"] is not True:
         problems.append("run_properties: executables that do not build are not a catch")
     fake = FakeBuild({"distgrid_audit_tool"})
-    broken, built, _ = mutants.build_mutant("build", root, "mesh.closest_point", 2, fake, {})
+    broken, built, _ = mutants.build_mutant("build", props, 2, fake, {})
     if broken is None or broken.returncode == 0:
         problems.append(f"build_mutant, the audit tool broken: {broken}, {fake.builds}")
     # Without CMake's Makefile2 (Ninja): cmake --build. With it: one make of the targets' "all" rules.
