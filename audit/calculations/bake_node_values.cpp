@@ -51,8 +51,8 @@ Calculation bake_node_values() {
                    "Field<S> (the formula with its data as stored) for the arithmetic; for a mesh part the exact "
                    "signed distance to its triangles (reference/mesh_distance.hpp) for both",
       .errors = "error: stored value vs high precision (Field<double>), in h and in ulps of band h. arithmetic: the "
-                "core's double before storage (a mesh part: its double grid's node) vs high precision of the same "
-                "formula (or distance); storage: stored vs that double. No method error: a node value is the "
+                "core's double before storage (bake_brick's value at the node; a mesh part: its double grid's node) vs "
+                "high precision of the same formula (or distance); storage: stored vs that double. No method error: a node value is the "
                 "formula's value (null).",
       .run = &run_stratified<BakeNodeValues>,
       .replay = &replay_stratified<BakeNodeValues>,
@@ -128,8 +128,8 @@ struct BakeNodeValues : OnBakedParts {
   }
 
   /// Per storage: the stored value against high precision of Field<double>, the
-  /// bake's double (positions rounded as bake_brick rounds them, then the clamp)
-  /// against Field<S> in high precision, and the stored value against that double.
+  /// bake's double (bake_brick's clamped value at the node, before storage) against
+  /// Field<S> in high precision, and the stored value against that double.
   /// For float bricks of a part with a density map, `error` also holds the map's
   /// own float rounding (field.density_store), which neither split covers.
   /// At another voxel size (other_h) the node's brick is baked afresh with bake_brick,
@@ -145,34 +145,30 @@ struct BakeNodeValues : OnBakedParts {
       std::visit(
           [&](const auto& g) {
             using S = typename std::remove_cvref_t<decltype(g)>::StorageType;
-            double value = 0;
-            if (other_h) {
+            // The core's double before storage, and its own exact value: for a
+            // formula, bake_brick's value for the node (the brick baked afresh, so
+            // the batch evaluation the bake runs) against the formula with its data
+            // as stored; for a mesh, its double grid's node against the exact distance.
+            double value = 0, core_double = 0;
+            HighPrecision same_formula = exact;
+            if (g.field) {
               std::array<double, kBrickNodes> brick{};
               FieldScratch scratch;
               bake_brick(*g.field, brick_key(brick_of_node(n[0]), brick_of_node(n[1]), brick_of_node(n[2])), voxel,
                          band_width, brick.data(), scratch);
-              std::array<typename StorageOf<S>::Code, kBrickNodes> codes{};  // as the storage encodes the brick
-              const auto parameters = StorageOf<S>::encode(brick, codes.data());
-              value = reference::reference_decode(
-                  codes[static_cast<std::size_t>((n[0] & 7) + 8 * (n[1] & 7) + 64 * (n[2] & 7))], parameters);
-            } else {
-              value = g.nodes.value(n[0], n[1], n[2]);
-            }
-            // The core's double before storage, and its own exact value: the
-            // formula with its data as stored, or for a mesh its double grid's
-            // node and the exact distance.
-            double core_double = 0;
-            HighPrecision same_formula = exact;
-            if (g.field) {
-              const double raw = g.field->template eval<double>(static_cast<double>(n[0]) * voxel,
-                                                                static_cast<double>(n[1]) * voxel,
-                                                                static_cast<double>(n[2]) * voxel);
-              core_double = std::min(std::max(raw, -band_width), band_width);
+              const auto at = static_cast<std::size_t>((n[0] & 7) + 8 * (n[1] & 7) + 64 * (n[2] & 7));
+              core_double = brick[at];
               same_formula = reference::exact_node_value(reference::FormulaShape<FieldScalarOf<S>>(*g.field, false), n[0], n[1],
                                                          n[2], voxel, band);
+              if (other_h) {
+                std::array<typename StorageOf<S>::Code, kBrickNodes> codes{};  // as the storage encodes the brick
+                const auto parameters = StorageOf<S>::encode(brick, codes.data());
+                value = reference::reference_decode(codes[at], parameters);
+              }
             } else {
               core_double = part.mesh_doubles->value(n[0], n[1], n[2]);
             }
+            if (!other_h) value = g.nodes.value(n[0], n[1], n[2]);
             out.by_storage.push_back({distance_error(HighPrecision(value), exact, voxel, band_width),
                                       distance_error(HighPrecision(core_double), same_formula, voxel, band_width),
                                       distance_error(HighPrecision(value), HighPrecision(core_double), voxel, band_width),
