@@ -23,8 +23,10 @@ mutant at a time, so each mutant rebuilds only what its patch touches:
    audit tool and the property executables whose suites name <id> (one build,
    so the files the patch touches in both compile side by side), run the quick
    audit of <id> alone (--quick --only, at the storages of --storage and of the
-   patch) and its gate at each h, run the tests labelled calc:<id>, and put the
-   files back.
+   patch) and its gate at each h, run the tests labelled calc:<id> (RapidCheck
+   not shrinking), and put the files back with the objects built from them
+   (kept in build/mutants/objects/ before the patch), so that the next build
+   only relinks them.
 
 The patched files' original bytes are kept in build/mutants/restore/ before a
 patch is applied and written back after it, on an error, on Ctrl-C, SIGTERM or
@@ -32,8 +34,8 @@ SIGHUP (child processes run in their own process group and are killed first, so
 nothing builds from a mutated file after it is restored). A run that was killed
 outright leaves the journal behind; the next run restores those files first.
 At the end the working tree must be what it was at the start (the same git
-status and diff), or the run fails. The restored files are newer than the
-objects built from the mutants, so the next build recompiles them.
+status and diff), or the run fails. Objects not put back (a killed run) are
+older than the restored files, so the next build recompiles them.
 
 A mutant is caught at an h when the gate (or the audit run itself) fails there
 and the baseline of its calculation passed there; when the baseline fails at an
@@ -300,9 +302,10 @@ def property_targets(root, calc_id):
     return targets
 
 
-def dependents(build, root):
-    """source path (relative to root) -> number of object files whose compiler depfile names it."""
-    counts = {}
+def depfile_sources(build, root):
+    """object file -> the sources and headers under root its compiler depfile (<object>.d) names, relative
+    to root, for every object of the build tree."""
+    found = {}
     # os.walk, not a recursive glob: it does not follow the build tree's link to the
     # source tree (share/distgrid, the audit tool's data directory), which holds the
     # build tree again.
@@ -313,12 +316,72 @@ def dependents(build, root):
             text = open(depfile, encoding="utf-8", errors="replace").read()
         except OSError:
             continue
-        for path in set(re.findall(r"(\S+\.(?:hpp|h|cpp|ipp|inl))", text.replace("\\\n", " "))):
+        paths = set()
+        prerequisites = text.partition(": ")[2]  # after the object's own name
+        for path in re.findall(r"(\S+\.(?:hpp|h|cpp|ipp|inl))", prerequisites.replace("\\\n", " ")):
             full = os.path.normpath(path)
             if full.startswith(root + os.sep):
-                rel = os.path.relpath(full, root)
-                counts[rel] = counts.get(rel, 0) + 1
+                paths.add(os.path.relpath(full, root))
+        found[depfile[:-len(".d")]] = paths
+    return found
+
+
+def dependents(sources_of):
+    """source path (relative to root) -> number of object files whose compiler depfile names it."""
+    counts = {}
+    for paths in sources_of.values():
+        for rel in paths:
+            counts[rel] = counts.get(rel, 0) + 1
     return counts
+
+
+class ObjectCache:
+    """Keeps the objects built from the original sources, so that putting a mutant's files back does not
+    cost a rebuild of them.
+
+    Before a patch is applied, `save(files)` copies each object whose depfile names one of the files, with
+    its depfile, to `directory`, but only an object newer than every file its depfile names (one that make
+    would not rebuild now). After the patcher has written the originals back, `put_back()` copies those
+    objects back and makes them newer than the restored files, so the next build relinks instead of
+    compiling them again. Whatever is not put back (a run killed in between) is older than the restored
+    files and gets recompiled, as without the cache."""
+
+    def __init__(self, root, sources_of, directory):
+        self.root = root
+        self.sources_of = sources_of
+        self.dir = directory
+        self.saved = []  # (object, its copy)
+        shutil.rmtree(directory, ignore_errors=True)
+
+    def _up_to_date(self, obj):
+        try:
+            built = os.stat(obj).st_mtime_ns
+            return all(os.stat(os.path.join(self.root, rel)).st_mtime_ns <= built for rel in self.sources_of[obj])
+        except OSError:
+            return False
+
+    def save(self, files):
+        assert not self.saved
+        wanted = set(files)
+        os.makedirs(self.dir, exist_ok=True)
+        for n, obj in enumerate(sorted(o for o, paths in self.sources_of.items() if paths & wanted)):
+            if not self._up_to_date(obj):
+                continue
+            copy = os.path.join(self.dir, f"{n}.o")
+            shutil.copyfile(obj, copy)
+            shutil.copyfile(obj + ".d", copy + ".d")
+            self.saved.append((obj, copy))
+
+    def put_back(self):
+        for obj, copy in self.saved:
+            # Stamped after the newest file it was built from: the file system's clock is coarser than
+            # time_ns, so a file restored a moment ago may carry the same or a later stamp than "now".
+            newest = max(os.stat(os.path.join(self.root, rel)).st_mtime_ns for rel in self.sources_of[obj])
+            stamp = max(time.time_ns(), newest + 1)
+            for suffix in (".d", ""):
+                os.replace(copy + suffix, obj + suffix)
+                os.utime(obj + suffix, ns=(stamp, stamp))
+        self.saved = []
 
 
 def run_order(patches, touches, fanout):
@@ -470,6 +533,14 @@ def build_mutant(build, targets, jobs, timer, env):
     return (tool if tool.returncode != 0 else None), False, seconds + more
 
 
+def property_env(environ):
+    """The environment of a mutant's property tests: RapidCheck does not shrink a failing case (a catch
+    needs the failure, not the smallest input; shrinking a broken mesher's case took minutes). A seed or
+    other RC_PARAMS given are kept."""
+    params = environ.get("RC_PARAMS", "")
+    return dict(environ, RC_PARAMS=(params + " noshrink=1").strip())
+
+
 def run_properties(build, targets, calc_id, jobs, timer, built):
     """{"caught": True/False/None (no properties), "tests": [failed test names], "seconds": {...}}; targets:
     calc_id's property executables, built: whether build_mutant built them."""
@@ -484,7 +555,8 @@ def run_properties(build, targets, calc_id, jobs, timer, built):
     listed = run(["ctest", "-N", "-L", label], cwd=build)
     if not re.search(r"Total Tests: [1-9]", listed.stdout):
         return out
-    done, seconds = timer.run("property runs", ["ctest", "-L", label, "-j", str(jobs)], cwd=build)
+    done, seconds = timer.run("property runs", ["ctest", "-L", label, "-j", str(jobs)], cwd=build,
+                              env=property_env(os.environ))
     out["seconds"]["run"] = round(seconds, 1)
     out["caught"] = done.returncode != 0
     out["tests"] = re.findall(r"^\s*\d+ - (\S+) \(", done.stdout, re.M) if done.returncode != 0 else []
@@ -671,7 +743,9 @@ def run_all(root, build, patches, run_storages, jobs, timer, patcher, work, star
                 baselines[(calc_id, h)] = dict(results[calc_id], storages=list(storages))
 
     touches = {p: patched_files(texts[p]) for p in patches}
-    order = run_order(patches, touches, dependents(build, root))
+    sources_of = depfile_sources(build, root)
+    order = run_order(patches, touches, dependents(sources_of))
+    objects = ObjectCache(root, sources_of, os.path.join(root, "build", "mutants", "objects"))
     mutants = []
     marked = informational(os.path.join(root, "audit", "gates.json"))
     out = os.path.join(root, "build", "mutants", "mutants.json")
@@ -724,9 +798,11 @@ def run_all(root, build, patches, run_storages, jobs, timer, patcher, work, star
                "touches": touches[patch], "storages": own_storages[patch]}
         mutants.append(row)
         start = time.monotonic()
+        objects.save(touches[patch])
         error = patcher.apply(patch)
         timer.steps["apply and revert"] = timer.steps.get("apply and revert", 0.0) + time.monotonic() - start
         if error:
+            objects.put_back()  # nothing was patched: the objects are the originals still
             row["applies"] = False
             row["error"] = error
             write(False)
@@ -771,6 +847,7 @@ def run_all(root, build, patches, run_storages, jobs, timer, patcher, work, star
         finally:
             start = time.monotonic()
             patcher.restore()
+            objects.put_back()
             timer.steps["apply and revert"] += time.monotonic() - start
             write(False)
 

@@ -120,6 +120,7 @@ def main(argv):
     if [r["status"] for r in table] != ["has teeth", "no mutant ran at this storage"]:
         problems.append(f"a run at float only: {[r['status'] for r in table]}")
     problems += build_checks(mutants, os.path.dirname(os.path.dirname(os.path.abspath(argv[1]))))
+    problems += object_cache_checks(mutants, work)
     if problems:
         print("\n".join(problems))
         return 1
@@ -137,6 +138,7 @@ class FakeBuild:
     def run(self, step, command, **kwargs):
         targets = [arg for arg in command if arg.startswith("distgrid_")]
         self.builds.append(targets)
+        self.env = kwargs.get("env")
         failed = any(t in self.broken for t in targets)
         return subprocess.CompletedProcess(command, 1 if failed else 0, "", "error" if failed else ""), 1.0
 
@@ -159,6 +161,18 @@ def build_checks(mutants, root):
         problems.append(f"build_mutant, a property executable broken: {broken}, {built}, {fake.builds}")
     if mutants.run_properties("build", props, "mesh.closest_point", 2, fake, built)["caught"] is not True:
         problems.append("run_properties: executables that do not build are not a catch")
+    # The property tests run without shrinking, keeping a seed given; ctest -N (through run) lists three.
+    fake = FakeBuild(set())
+    listing = mutants.run
+    mutants.run = lambda command, **kwargs: subprocess.CompletedProcess(command, 0, "Total Tests: 3\n", "")
+    os.environ["RC_PARAMS"] = "seed=7"
+    try:
+        mutants.run_properties("build", props, "mesh.closest_point", 2, fake, True)
+    finally:
+        mutants.run = listing
+        del os.environ["RC_PARAMS"]
+    if not fake.env or fake.env.get("RC_PARAMS") != "seed=7 noshrink=1":
+        problems.append(f"run_properties: RC_PARAMS {fake.env and fake.env.get('RC_PARAMS')}, want seed=7 noshrink=1")
     fake = FakeBuild({"distgrid_audit_tool"})
     broken, built, _ = mutants.build_mutant("build", props, 2, fake, {})
     if broken is None or broken.returncode == 0:
@@ -181,6 +195,58 @@ def build_checks(mutants, root):
     ended = mutants.run_together([["sh", "-c", "sleep 0.3; echo first"], ["sh", "-c", "echo second; exit 3"]])
     if [(done.stdout, done.returncode) for done, _ in ended] != [("first\n", 0), ("second\n", 3)]:
         problems.append(f"run_together: {[(done.stdout, done.returncode) for done, _ in ended]}")
+    return problems
+
+
+def object_cache_checks(mutants, work):
+    """ObjectCache keeps the up-to-date objects of a patched file's dependents and puts them back newer than
+    the restored file; an object that was out of date already is neither kept nor put back."""
+    problems = []
+    root = os.path.realpath(os.path.join(work, "objects-root"))
+    build = os.path.join(root, "build")
+    os.makedirs(os.path.join(root, "src"))
+    os.makedirs(os.path.join(build, "obj"))
+
+    def write(path, text, when=None):
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+        if when is not None:
+            os.utime(path, ns=(when, when))
+
+    def mtime(path):
+        return os.stat(path).st_mtime_ns
+
+    old, built = 1_000_000_000_000_000_000, 1_000_000_100_000_000_000
+    for name in ("a.cpp", "c.cpp", "b.hpp"):
+        write(os.path.join(root, "src", name), name, old)
+    objects = {name: os.path.join(build, "obj", name + ".o") for name in ("a.cpp", "c.cpp", "stale.cpp")}
+    deps = {"a.cpp": ["src/a.cpp", "src/b.hpp"], "c.cpp": ["src/c.cpp"], "stale.cpp": ["src/b.hpp"]}
+    for name, obj in objects.items():
+        write(obj, "original " + name, old - 1 if name == "stale.cpp" else built)
+        write(obj + ".d", obj + ": " + " \\\n ".join(os.path.join(root, d) for d in deps[name]) + "\n")
+    sources_of = mutants.depfile_sources(build, root)
+    if sources_of != {obj: set(deps[name]) for name, obj in objects.items()}:
+        problems.append(f"depfile_sources: {sources_of}")
+    if mutants.dependents(sources_of) != {"src/a.cpp": 1, "src/b.hpp": 2, "src/c.cpp": 1}:
+        problems.append(f"dependents: {mutants.dependents(sources_of)}")
+    cache = mutants.ObjectCache(root, sources_of, os.path.join(build, "mutants", "objects"))
+    cache.save(["src/b.hpp"])
+    if sorted(obj for obj, _ in cache.saved) != [objects["a.cpp"]]:
+        problems.append(f"save: kept {[obj for obj, _ in cache.saved]}, want the up-to-date dependent of b.hpp only")
+    # The mutant's build, then the patcher writing the original header back.
+    for name in ("a.cpp", "stale.cpp"):
+        write(objects[name], "mutant " + name)
+    write(os.path.join(root, "src", "b.hpp"), "b.hpp")
+    cache.put_back()
+    header = mtime(os.path.join(root, "src", "b.hpp"))
+    if open(objects["a.cpp"], encoding="utf-8").read() != "original a.cpp" or mtime(objects["a.cpp"]) <= header:
+        problems.append("put_back: a.cpp's object is not the original, newer than the restored header")
+    if open(objects["stale.cpp"], encoding="utf-8").read() != "mutant stale.cpp":
+        problems.append("put_back: an object that was out of date before the patch came back")
+    if open(objects["c.cpp"], encoding="utf-8").read() != "original c.cpp" or mtime(objects["c.cpp"]) != built:
+        problems.append("put_back: touched an object that does not depend on the patched file")
+    if cache.saved:
+        problems.append("put_back: the cache still holds objects")
     return problems
 
 
