@@ -385,9 +385,8 @@ class ObjectCache:
 
 
 def run_order(patches, touches, fanout):
-    """Mutants of the same files next to each other (one file's rebuild then restores one mutant and
-    builds the next), cheap ones first and the files with most dependents last (whose restoring
-    rebuild then falls to the next build, outside this run)."""
+    """Mutants of the same files next to each other, the files with fewest dependents (the cheapest
+    rebuilds) first."""
     def cost(patch):
         files = touches[patch]
         return (max((fanout.get(f, 1) for f in files), default=1), tuple(sorted(files)), os.path.basename(patch))
