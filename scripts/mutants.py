@@ -631,6 +631,9 @@ def parse_args(argv, root):
         elif arg.startswith("-"):
             log(f"mutants: unknown option {arg}\n" + __doc__.splitlines()[2])
             sys.exit(2)
+        elif not os.path.isfile(arg):
+            log(f"mutants: no patch file {arg}\n" + __doc__.splitlines()[2])
+            sys.exit(2)
         else:
             patches.append(os.path.abspath(arg))
     patches = patches or sorted(os.path.abspath(p) for p in glob.glob(os.path.join(root, "audit", "mutants", "*.patch")))

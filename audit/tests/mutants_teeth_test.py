@@ -97,6 +97,12 @@ def main(argv):
     if mutants.parse_args(["mutants", "--storage", "both"], root)[2] != ["float", "double"] or \
             mutants.parse_args(["mutants"], root)[2] != mutants.STORAGES:
         problems.append("parse_args: --storage is not read, or its default is not every storage")
+    try:
+        mutants.parse_args(["mutants", os.path.join(root, "audit", "mutants", "no-such.patch")], root)
+        problems.append("parse_args accepted a patch file that does not exist")
+    except SystemExit as stop:
+        if stop.code != 2:
+            problems.append(f"parse_args: a missing patch file exits {stop.code}, want 2")
     if mutants.storage_list("both", "x") != ["float", "double"] or mutants.storage_list("q8,all", "x") != mutants.STORAGES:
         problems.append("storage_list: both or all read wrongly")
     for bad in ("float,nope", ""):
