@@ -307,7 +307,7 @@ struct MeshNodeDistance {
                    "discretisation between nodes is grid.sample's method error"},
         {"arithmetic_means", "the core's double (read from the double grid, which stores it unrounded) vs the exact "
                              "clamped signed distance"},
-        {"storage_means", "the stored value vs the core's double: 0 for double bricks, the float rounding for float"}};
+        {"storage_means", "the stored value vs the core's double: 0 for double bricks, the storage's rounding for the others"}};
   }
 };
 

@@ -218,9 +218,13 @@ std::vector<GateCheck> check_entry(const json& entry, const std::vector<Budget>&
       } else {
         check.limit = budget.model.empty() ? budget.max : evaluate_model(budget.model, names);
         const bool within = check.measured && *check.measured <= *check.limit;
-        check.status = !budget.informational.empty() ? CheckStatus::informational
-                       : within                      ? CheckStatus::pass
-                                                     : CheckStatus::fail;
+        // An informational budget is one its quantity cannot exceed: a number above it shows the reason wrong.
+        const bool above = check.measured && *check.measured > *check.limit;
+        if (!budget.informational.empty() && above)
+          check.note = "above a budget marked informational: its reason (" + budget.informational + ") does not hold";
+        check.status = !budget.informational.empty() && !above ? CheckStatus::informational
+                       : within                                ? CheckStatus::pass
+                                                               : CheckStatus::fail;
       }
     } catch (const Error& e) {
       check.note = e.what();
@@ -421,7 +425,9 @@ std::vector<GateFailure> check_report_entries(const json& report, const std::vec
       if (c.pass) continue;
       std::string what;
       if (!c.limit) what = c.note;
-      else if (c.measured) what = "measured " + format_number(*c.measured) + " > budget " + budget_text(c);
+      else if (c.measured)
+        what = "measured " + format_number(*c.measured) + " > budget " + budget_text(c) +
+               (c.note.empty() ? "" : "; " + c.note);
       else what = (c.note.empty() ? std::string("has no number in the report") : c.note) + ", budget " + budget_text(c);
       const KeptInputBehind kept = kept_input_behind(entry, c.budget.metric);
       failures.push_back({id, storage, c.budget.metric + " " + what + " (" + c.budget.why + ")", kept.text,

@@ -197,17 +197,27 @@ TEST(GateHoldsFor, IsNotApplicableOutsideItsSettingsAndStrictFailsOnIt) {
   EXPECT_EQ(gate_json(checks)["not_applicable"], 1);
 }
 
-TEST(GateInformational, IsCheckedAndShownButNeverFails) {
+TEST(GateInformational, IsCheckedAndShownAndFailsOnlyAboveItsBound) {
   Budget b = budget("/error/h/max", 2);
   b.informational = "a difference of two values in [-1, 1]";
-  const json report = {{"schema", kReportSchema}, {"calculations", {entry("contour.surface_nets", "float", 3)}}};
+  const json report = {{"schema", kReportSchema}, {"calculations", {entry("contour.surface_nets", "float", 1.5)}}};
   EXPECT_TRUE(check_report(report, {b}, true).empty());
   const auto notes = gate_notes(report, {b});
   ASSERT_EQ(notes.size(), 1u);
-  EXPECT_NE(notes[0].message.find("informational, not a gate (a difference of two values in [-1, 1]): measured 3, budget 2"),
+  EXPECT_NE(notes[0].message.find("informational, not a gate (a difference of two values in [-1, 1]): measured 1.5, budget 2"),
             std::string::npos)
       << notes[0].message;
   EXPECT_EQ(gate_json(check_entry(report["calculations"][0], {b}))["checks"][0]["status"], "informational");
+
+  // A number above it shows the reason wrong: the gate fails and says so.
+  const json above = {{"schema", kReportSchema}, {"calculations", {entry("contour.surface_nets", "float", 3)}}};
+  const auto failures = check_report(above, {b});
+  ASSERT_EQ(failures.size(), 1u);
+  EXPECT_NE(failures[0].message.find("measured 3 > budget 2; above a budget marked informational: its reason (a "
+                                     "difference of two values in [-1, 1]) does not hold"),
+            std::string::npos)
+      << failures[0].message;
+  EXPECT_EQ(gate_json(check_entry(above["calculations"][0], {b}))["checks"][0]["status"], "fail");
 }
 
 std::string write_gates(const std::string& name, const json& budgets) {
