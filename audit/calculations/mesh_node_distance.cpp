@@ -156,7 +156,7 @@ struct MeshNodeDistance {
     for (const audit::MeshSubject* mesh : context.mesh_parts_up_to(kExactReferenceTriangles)) {
       context.mark_untrusted(*mesh);  // a node's sign is the mesh's inside, which an open mesh lacks
       units.push_back({mesh->part.name, [this, &context, mesh](Placement) {
-                         context.progress().begin(std::string(id) + " bake " + mesh->part.name, 1);
+                         context.progress().begin(std::string(id).append(" bake ").append(mesh->part.name), 1);
                          BakedMeshPart subject = bake_subject(*mesh, h, settings.band, settings.storages);
                          context.progress().advance(1);
                          context.progress().end();
