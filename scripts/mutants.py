@@ -853,6 +853,13 @@ def run_all(root, build, patches, run_storages, jobs, timer, patcher, work, star
             timer.steps["apply and revert"] += time.monotonic() - start
             write(False)
 
+    # The last mutant's objects were replaced by the originals, but the audit tool and the property executables
+    # were linked from the mutant's: relink them, so the build holds the sources' code again.
+    log("mutants: relinking the audit tool and the property executables from the original objects")
+    done, _ = timer.run("final relink", build_command(build, jobs, ["distgrid_audit_tool", *prop_targets]), env=env)
+    if done.returncode != 0:
+        log(done.stdout[-4000:] + done.stderr[-4000:])
+        return 1
     result = write(True)
     print_tables(result)
     print(f"wrote {os.path.relpath(out, root)}")
