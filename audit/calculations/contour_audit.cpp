@@ -45,7 +45,6 @@ struct Prepared {
   std::vector<std::int64_t> vertex_of;  ///< per candidate: the core vertex matched to it, or -1
   /// Core vertices matched to no crossing site (or to one already taken).
   std::vector<std::size_t> unmatched_core;
-  std::size_t centre_vertices = 0;  ///< marching cubes' loop centres: not on an edge, not audited
 };
 
 /// Node coordinates fit 20 bits each after the shift (|i| < 2^19 nodes: every
@@ -253,11 +252,6 @@ Prepared prepare(const Grid<S>& grid, const reference::StoredNodes<S>& nodes, Me
   std::vector<bool> vertex_taken(positions.size(), false);
   for (std::size_t v = 0; v < positions.size(); ++v) {
     const std::vector<Site> sites = sites_near(positions[v], grid.h(), mesher);
-    if (sites.empty()) {
-      ++out.centre_vertices;
-      vertex_taken[v] = true;
-      continue;
-    }
     std::size_t options_found = 0;
     for (const Site& s : sites) {
       const auto it = crossing_index.find(site_key(s));
@@ -771,7 +765,6 @@ void run_storage(const Spec& spec, RunContext& context, PartSubject& part, Calcu
        {"core_triangles", prepared.core.mesh.triangles.size()},
        {"crossing_sites_without_core_vertex", missing},
        {"core_vertices_at_no_crossing_site", prepared.unmatched_core.size()},
-       {"loop_centre_vertices_not_audited", prepared.centre_vertices},
        {"exact_sign_differs", sign_flips},
        {"normals_compared_count", normals_compared},
        {"max_normal_error", finite_or_null(max_normal)},

@@ -32,7 +32,7 @@ struct Site {
 };
 
 /// Sites a core vertex at p may belong to; empty for a marching-cubes vertex
-/// that lies on no grid line (a loop centre).
+/// that lies on no grid line (which marching cubes never makes).
 std::vector<Site> sites_near(const std::array<double, 3>& p, double h, Mesher mesher);
 
 /// Classes a site belongs to; each non-uniform stratum draws from one.

@@ -380,7 +380,7 @@ void BrickMesher<S>::finish_kept() {
     for (const KeptCell& cell : slab.cells)
       add_cell_triangles(
           cell.pattern, [&](int edge) { return resolve(s, cell.brick, cell.edges[static_cast<std::size_t>(edge)]); },
-          [&](int loop) { return slab.index_base + cell.centres[static_cast<std::size_t>(loop)]; }, out, counted_already);
+          out, counted_already);
   }
 }
 

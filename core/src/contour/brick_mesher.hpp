@@ -159,13 +159,11 @@ struct KeptQuad {
 };
 
 /// A marching-cubes cell of a slab's top plane (cell brick `brick`): its triangles
-/// are made once the slab above is done, from its crossing edges' vertices and the
-/// loop centres it made.
+/// are made once the slab above is done, from its crossing edges' vertices.
 struct KeptCell {
   Coord brick{};
   unsigned pattern = 0;
-  std::array<VertexRef, 12> edges{};       // of the crossing edges (others unused)
-  std::array<std::uint32_t, 4> centres{};  // by loop, where the loop needs one
+  std::array<VertexRef, 12> edges{};  // of the crossing edges (others unused)
 };
 
 /// What meshing one slab leaves behind.
@@ -334,11 +332,10 @@ class BrickMesher {
   /// Manifold surface nets: the piece of cell q's surface that its edge `edge` belongs to.
   std::uint32_t piece_of_edge(const std::array<int, 3>& q, int edge) const;
   /// Keeps aside the quad of the edge from p along `axis` of cell brick c (at x = 8
-  /// while defer_x8_), or the triangles of marching-cubes cell (x, y, z) (at x = 7),
-  /// making the cell's loop centres now. Out of line: rare, and kept out of the loops
-  /// that inline the common case.
+  /// while defer_x8_), or the triangles of marching-cubes cell (x, y, z) (at x = 7).
+  /// Out of line: rare, and kept out of the loops that inline the common case.
   [[gnu::noinline]] void keep_quad(const Coord& c, int axis, const std::array<int, 3>& p, bool lower_end_inside);
-  [[gnu::noinline]] void keep_cell(const Coord& c, int x, int y, int z, std::ptrdiff_t n, unsigned pattern);
+  [[gnu::noinline]] void keep_cell(const Coord& c, int x, int y, int z, unsigned pattern);
   /// The vertex (entry of channel `channel`) of table position (x, y, z), plus
   /// `piece`: from table_, or at x = 8 of a brick that keeps items aside (defer_x8_),
   /// from the face saved by the brick above.

@@ -132,7 +132,6 @@ ContourResult contour_dense(const Grid<S>& grid, const ContourOptions& options) 
                 const int base = kEdgeCorners[static_cast<std::size_t>(edge)][0];
                 return vertex[edge_index(edge / 4, x + corner_offset(base, 0), y + corner_offset(base, 1), z + corner_offset(base, 2))];
               },
-              [&](int piece) { return add_piece_vertex(block, n, pattern, global(x, y, z), kCellCases[pattern], piece, grid.h(), steps, out); },
               out, out.result.split_cells);
         }
   }

@@ -42,9 +42,9 @@ void BrickMesher<S>::marching_cubes_brick(std::size_t at) {
     }
   save_shell(at, 3, table_);
   fill_from_above(at, 3, table_);
-  for_each_mixed_cell([&](int x, int y, int z, std::ptrdiff_t n, unsigned pattern) {
+  for_each_mixed_cell([&](int x, int y, int z, std::ptrdiff_t, unsigned pattern) {
     if (x == 7 && defer_x8_) {  // edges at x = 8 belong to the slab above: triangles later
-      keep_cell(c, x, y, z, n, pattern);
+      keep_cell(c, x, y, z, pattern);
       return;
     }
     add_cell_triangles(
@@ -52,18 +52,14 @@ void BrickMesher<S>::marching_cubes_brick(std::size_t at) {
         [&, cell = table_.data() + table_index(x, y, z)](int edge) {
           return cell[kEdgeTableOffsets[static_cast<std::size_t>(edge)]];
         },
-        [&](int piece) {
-          const Coord global{c[0] * 8 + x, c[1] * 8 + y, c[2] * 8 + z};
-          return add_piece_vertex(block_, n, pattern, global, kCellCases[pattern], piece, grid_.h(), steps_, out);
-        },
         out, out.result.split_cells);
   });
 }
 
 template <class S>
-void BrickMesher<S>::keep_cell(const Coord& c, int x, int y, int z, std::ptrdiff_t n, unsigned pattern) {
+void BrickMesher<S>::keep_cell(const Coord& c, int x, int y, int z, unsigned pattern) {
   MeshOut& out = *out_;
-  KeptCell kept{c, pattern, {}, {}};
+  KeptCell kept{c, pattern, {}};
   const CellCase& cell = kCellCases[pattern];
   if (cell.loop_count > 1) ++out.result.split_cells;
   for_each_bit(kCrossingEdges[pattern], [&](int edge) {
@@ -71,23 +67,18 @@ void BrickMesher<S>::keep_cell(const Coord& c, int x, int y, int z, std::ptrdiff
     kept.edges[static_cast<std::size_t>(edge)] = vertex_ref(static_cast<std::size_t>(edge / 4), x + corner_offset(base, 0),
                                                             y + corner_offset(base, 1), z + corner_offset(base, 2), 0);
   });
-  // The centres now, in loop order, as add_cell_triangles would make them.
-  const Coord global{c[0] * 8 + x, c[1] * 8 + y, c[2] * 8 + z};
-  for (int loop = 0; loop < cell.loop_count; ++loop)
-    if (cell.loop_needs_centre[static_cast<std::size_t>(loop)])
-      kept.centres[static_cast<std::size_t>(loop)] = add_piece_vertex(block_, n, pattern, global, cell, loop, grid_.h(), steps_, out);
   slab_->cells.push_back(kept);
 }
 
 template void BrickMesher<float>::marching_cubes_brick(std::size_t);
-template void BrickMesher<float>::keep_cell(const Coord&, int, int, int, std::ptrdiff_t, unsigned);
+template void BrickMesher<float>::keep_cell(const Coord&, int, int, int, unsigned);
 template void BrickMesher<double>::marching_cubes_brick(std::size_t);
-template void BrickMesher<double>::keep_cell(const Coord&, int, int, int, std::ptrdiff_t, unsigned);
+template void BrickMesher<double>::keep_cell(const Coord&, int, int, int, unsigned);
 template void BrickMesher<Half>::marching_cubes_brick(std::size_t);
-template void BrickMesher<Half>::keep_cell(const Coord&, int, int, int, std::ptrdiff_t, unsigned);
+template void BrickMesher<Half>::keep_cell(const Coord&, int, int, int, unsigned);
 template void BrickMesher<Q16>::marching_cubes_brick(std::size_t);
-template void BrickMesher<Q16>::keep_cell(const Coord&, int, int, int, std::ptrdiff_t, unsigned);
+template void BrickMesher<Q16>::keep_cell(const Coord&, int, int, int, unsigned);
 template void BrickMesher<Q8>::marching_cubes_brick(std::size_t);
-template void BrickMesher<Q8>::keep_cell(const Coord&, int, int, int, std::ptrdiff_t, unsigned);
+template void BrickMesher<Q8>::keep_cell(const Coord&, int, int, int, unsigned);
 
 }  // namespace distgrid::detail::meshing

@@ -1,7 +1,6 @@
 #pragma once
 // Marching cubes: the vertex where a grid edge crosses zero, and the triangles of a
-// cell from its case's loops (a loop that needs one gets a centre vertex, placed by
-// surface nets' add_piece_vertex).
+// cell, a fan over each loop of its case.
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -31,21 +30,23 @@ inline std::uint32_t add_edge_vertex(const Block& block, std::ptrdiff_t n, int a
   return out.add_vertex(position, unit_or_zero(normal));
 }
 
+/// Every loop of the 256 cases has a rotation whose fan puts no diagonal on a cell
+/// face, so a fan from its first edge is all marching cubes needs.
+static_assert([] {
+  for (const CellCase& cell : kCellCases)
+    for (std::size_t loop = 0; loop < cell.loop_count; ++loop)
+      if (cell.loop_needs_centre[loop]) return false;
+  return true;
+}());
+
 /// Marching cubes triangles of one cell: a fan over each loop of its case.
-template <class VertexOfEdge, class CentreOf>
-[[gnu::always_inline]] inline void add_cell_triangles(unsigned pattern, VertexOfEdge&& vertex_of_edge, CentreOf&& centre_of, MeshOut& out,
-                        std::size_t& split_cells) {
+template <class VertexOfEdge>
+[[gnu::always_inline]] inline void add_cell_triangles(unsigned pattern, VertexOfEdge&& vertex_of_edge, MeshOut& out,
+                                                      std::size_t& split_cells) {
   const CellCase& cell = kCellCases[pattern];
   if (cell.loop_count > 1) ++split_cells;
   for (std::size_t loop = 0; loop < cell.loop_count; ++loop) {
     const std::size_t begin = cell.loop_begin[loop], size = cell.loop_size[loop];
-    if (cell.loop_needs_centre[loop]) {
-      const std::uint32_t centre = centre_of(static_cast<int>(loop));
-      for (std::size_t k = 0; k < size; ++k)
-        out.add_triangle(centre, vertex_of_edge(cell.loop_edges[begin + k]),
-                         vertex_of_edge(cell.loop_edges[begin + (k + 1) % size]));
-      continue;
-    }
     const std::uint32_t first = vertex_of_edge(cell.loop_edges[begin]);
     std::uint32_t previous = vertex_of_edge(cell.loop_edges[begin + 1]);
     for (std::size_t k = 2; k < size; ++k) {

@@ -1,8 +1,7 @@
 #pragma once
 // Surface nets: the vertex of a cell (or of one piece of its surface) at the mean of
 // its edge crossings, the same vertices eight cells side by side, and the quad
-// around a sign-changing grid edge. Marching cubes places its loop centres with
-// add_piece_vertex too.
+// around a sign-changing grid edge.
 #include <algorithm>
 #include <array>
 #include <bit>

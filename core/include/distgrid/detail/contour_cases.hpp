@@ -26,10 +26,11 @@ struct CellCase {
   std::array<std::uint8_t, 4> loop_size{};
   std::array<std::uint8_t, 12> loop_edges{};  ///< the loops' edges, one after another
   std::array<std::int8_t, 12> piece_of_edge{};  ///< loop holding each edge; -1 if no crossing
-  /// Marching cubes: a loop is cut into a fan from its first edge, unless a fan
-  /// diagonal would join two crossings on one cell face (the neighbour cell may have
-  /// the same diagonal, and the edge would then have four triangles); such a loop is
-  /// fanned around an extra vertex at the mean of its crossings instead.
+  /// Marching cubes cuts a loop into a fan from its first edge, so the loop is
+  /// rotated to start where no fan diagonal joins two crossings on one cell face
+  /// (the neighbour cell may have the same diagonal, and the edge would then have
+  /// four triangles). True where no rotation does: such a loop would need a vertex
+  /// of its own inside the cell. No loop of kCellCases is one (marching_cubes.hpp).
   std::array<bool, 4> loop_needs_centre{};
 };
 
