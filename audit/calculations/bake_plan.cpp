@@ -47,8 +47,9 @@ Calculation bake_plan() {
                  "Lipschitz bounds",
       .inputs = "box limits on brick faces, one ulp either side, anywhere in the key range, uniform, and at voxel "
                 "sizes that are not powers of two; every brick of each grid part's range (origin and far copy) "
-                "that the plan (or, for a mesh part, the mesh bake) does not compute; balls around the bricks of points in the band and just beyond it, at "
-                "the origin and far",
+                "that the plan (or, for a mesh part, the mesh bake) does not compute, and of a plan of each "
+                "formula part in a drawn region; balls around the bricks of points in the band and just beyond it, "
+                "at the origin and far",
       .implementation = "plan_brick_range, Field<S>::classify, plan_bricks",
       .reference = "brick ranges and node indices in exact rationals (GMP); node values f(i h) and witness values in "
                    "the ball in high precision (MPFR), Field<S>'s formula with its data as stored; a mesh part's node "
@@ -449,15 +450,41 @@ struct PartPlan {
   SkippedBricks skipped;
 };
 
+/// `region`: bake that box instead of the formula's own (BakeSettings::region);
+/// `brick_bytes`: the storage's brick size for the memory check, as bake() sets it
+/// (0: plan_bricks takes the field's own).
 template <class S>
-PartPlan plan_part(const Field<S>& field, const RunSettings& s, unsigned threads) {
+PartPlan plan_part(const Field<S>& field, const RunSettings& s, unsigned threads,
+                   const std::optional<Box>& region = std::nullopt, std::uint64_t brick_bytes = 0) {
   BakeSettings bake;
   bake.h = s.h;
   bake.band = s.band;
   bake.threads = threads;
+  bake.region = region;
+  bake.brick_bytes = brick_bytes;
   PartPlan out{plan_bricks(field, bake), {}};
   out.skipped = skipped_bricks_of(out.plan);
   return out;
+}
+
+constexpr const char* kRegionGenerator = "skipped_in_region";
+
+/// The region skipped_in_region bakes a formula part with: the part's own box
+/// from its low corner to a fraction in [0.3, 0.8) of its size per axis, drawn
+/// from (seed, placement), so the shape reaches beyond the region's far faces.
+Box drawn_region(const Box& own, std::uint64_t seed, Placement where) {
+  InputRng rng(seed, kId, kRegionGenerator, where == Placement::origin ? 0 : 1);
+  Box region = own;
+  for (std::size_t a = 0; a < 3; ++a) region.hi[a] = own.lo[a] + (own.hi[a] - own.lo[a]) * rng.uniform(0.3, 0.8);
+  return region;
+}
+
+/// The skipped bricks skipped_in_region measures: those of the region plan's
+/// range next to a computed brick, then the others, at most `count`.
+std::vector<std::pair<std::int64_t, BallClass>> region_bricks(const PartPlan& pp, std::size_t count) {
+  std::vector<std::pair<std::int64_t, BallClass>> all = pp.skipped.border;
+  all.insert(all.end(), pp.skipped.other.begin(), pp.skipped.other.end());
+  return evenly(all, count);
 }
 
 /// A mesh part's bricks as its bake chose them, in the shape of a plan: the
@@ -486,6 +513,10 @@ PartPlan mesh_part_plan(PartSubject& part, Placement where, const RunSettings& s
   out.skipped = skipped_bricks_of(out.plan);
   return out;
 }
+
+/// Why bake.plan plans no region for a mesh part.
+constexpr const char* kMeshRegionNotDrawn =
+    "a region is a setting of the formula bake (BakeSettings::region); the mesh bake has none";
 
 /// Why bake.plan draws no balls around a mesh part's bricks.
 constexpr const char* kMeshBallsNotDrawn =
@@ -516,7 +547,8 @@ InputRecord ball_record(std::uint64_t seed, const char* generator, std::uint64_t
 }
 
 template <class S>
-void run_classification(RunContext& context, PartSubject& part, CalculationResult& r, nlohmann::json& table) {
+void run_classification(RunContext& context, PartSubject& part, CalculationResult& r, nlohmann::json& table,
+                        nlohmann::json& region_table) {
   const RunSettings& s = context.settings();
   const double band_width = s.band * s.h;
   const std::string& name = part.part().name;
@@ -525,10 +557,11 @@ void run_classification(RunContext& context, PartSubject& part, CalculationResul
   for (Placement where : {Placement::origin, Placement::far}) {
     const PartPlan pp = part.is_formula() ? plan_part(part.field<FieldScalarOf<S>>(where), s, context.threads())
                                           : mesh_part_plan<S>(part, where, s);
-    for (int group = 0; group < 2; ++group) {
-      const char* generator = group == 0 ? "skipped_border" : "skipped_other";
-      // Every shard plans the whole part and measures its share of the bricks.
-      const auto bricks = evenly(group == 0 ? pp.skipped.border : pp.skipped.other, s.inputs);
+    // Measures this shard's share of a list of skipped bricks (every shard plans
+    // the whole part) for the skipped_bricks decision; `region`: the plan's, recorded.
+    const auto measure_bricks = [&](const char* generator, std::size_t stratum,
+                                    const std::vector<std::pair<std::int64_t, BallClass>>& bricks,
+                                    const std::optional<Box>& region) {
       const InputRange range = context.shard_inputs(bricks.size());
       std::vector<ClassOutcome> outcomes(range.size());
       context.progress().begin(std::string(kId) + " " + name + " " + generator, range.size());
@@ -539,15 +572,39 @@ void run_classification(RunContext& context, PartSubject& part, CalculationResul
                           : measure_skipped(part.shape(where), bricks[n].first, bricks[n].second, s.h, band_width);
       });
       context.progress().end();
-      const std::size_t stratum = 0 + static_cast<std::size_t>(group);
       r.begin_unit(bricks.size());
       for (std::size_t k = 0; k < range.size(); ++k) {
         const std::size_t n = range.first + k;
         misses += outcomes[k].core != outcomes[k].verdict.exact ? 1u : 0u;
-        r.decisions[2].add(outcomes[k].core, outcomes[k].verdict.exact, outcomes[k].verdict.margin_ulps,
-                           [&] { return brick_record(s.seed, generator, n, name, where, bricks[n].first); });
+        r.decisions[2].add(outcomes[k].core, outcomes[k].verdict.exact, outcomes[k].verdict.margin_ulps, [&] {
+          InputRecord record = brick_record(s.seed, generator, n, name, where, bricks[n].first);
+          for (std::size_t a = 0; region && a < 3; ++a) {
+            record.values.emplace_back(std::string("region_lo_") + "xyz"[a], hex_float(region->lo[a]));
+            record.values.emplace_back(std::string("region_hi_") + "xyz"[a], hex_float(region->hi[a]));
+          }
+          return record;
+        });
       }
       r.strata[std::size(kRangeStrata) + stratum].count += range.size();
+    };
+    measure_bricks("skipped_border", 0, evenly(pp.skipped.border, s.inputs), std::nullopt);
+    measure_bricks("skipped_other", 1, evenly(pp.skipped.other, s.inputs), std::nullopt);
+    if (part.is_formula()) {
+      const Box region = drawn_region(part.field<FieldScalarOf<S>>(where).bounds(), s.seed, where);
+      const PartPlan in_region =
+          plan_part(part.field<FieldScalarOf<S>>(where), s, context.threads(), region, kMaxBrickBytes<S>);
+      const auto bricks = region_bricks(in_region, s.inputs);
+      measure_bricks(kRegionGenerator, 2, bricks, region);
+      region_table.push_back({{"part", name},
+                              {"placement", placement_name(where)},
+                              {"region_lo", {region.lo[0], region.lo[1], region.lo[2]}},
+                              {"region_hi", {region.hi[0], region.hi[1], region.hi[2]}},
+                              {"bricks_in_range", in_region.plan.bricks_considered},
+                              {"computed", in_region.plan.near_keys.size()},
+                              {"inside", in_region.plan.inside_keys.size()},
+                              {"skipped_measured", bricks.size()}});
+    } else {
+      context.skip_part(name, kMeshRegionNotDrawn, kRegionGenerator);
     }
     table.push_back({{"part", name},
                      {"placement", placement_name(where)},
@@ -575,7 +632,7 @@ void run_classification(RunContext& context, PartSubject& part, CalculationResul
       outcomes[k] = measure_ball(field, inputs[k], band_width);
     });
     context.progress().end();
-    StratumCount& count = r.strata[std::size(kRangeStrata) + 2 + si];
+    StratumCount& count = r.strata[std::size(kRangeStrata) + 3 + si];
     r.begin_unit(s.inputs);
     for (std::size_t k = 0; k < range.size(); ++k) {
       misses += outcomes[k].core != outcomes[k].verdict.exact ? 1u : 0u;
@@ -596,6 +653,12 @@ std::vector<StratumCount> all_strata() {
                     "computed brick (at most `inputs` per part and placement, evenly spaced by key)",
                     0, 0});
   strata.push_back({"skipped_other", "the other bricks of the range that are not computed (same limit)", 0, 0});
+  strata.push_back({kRegionGenerator,
+                    "a formula part planned as bake() plans a region (BakeSettings::region, the command line's "
+                    "--bbox; the storage's brick size for the memory check): its own box cut at a drawn fraction in "
+                    "[0.3, 0.8) of its size per axis, origin and far copy; the bricks of that plan's range it does "
+                    "not compute, those next to a computed brick first (same limit)",
+                    0, 0});
   for (const BallStratum& st : kBallStrata) strata.push_back({st.name, st.description, 0, 0});
   return strata;
 }
@@ -648,11 +711,12 @@ std::vector<CalculationResult> run(RunContext& context) {
       }
       r.strata[si].count = ranges[si].size();
     }
-    nlohmann::json table = nlohmann::json::array();
+    nlohmann::json table = nlohmann::json::array(), region_table = nlohmann::json::array();
     for (std::size_t p = 0; p < context.part_count(); ++p) {
-      with_storage(storage, [&]<class S>() { run_classification<S>(context, context.part(p), r, table); });
+      with_storage(storage, [&]<class S>() { run_classification<S>(context, context.part(p), r, table, region_table); });
     }
     r.details = {{"by_part_and_placement", table},
+                 {"in_region", region_table},
                  {"range_other_h_floor_differs", floor_differs_other_h},
                  {"range_other_h_note",
                   "at a voxel size that is not a power of two, x / h rounds, and floor(x / h / 8) differs from the "
@@ -693,16 +757,24 @@ std::vector<ReplayValue> replay(RunContext& context, const ReplayRequest& reques
   for (const BallStratum& stratum : kBallStrata)
     if (in.generator == stratum.name) where = stratum.where;
   const auto skipped = [&]<class S>() -> std::vector<ReplayValue> {
+    const bool in_region = in.generator == kRegionGenerator;
+    if (in_region && !part.is_formula())
+      throw Error(ErrorCode::badarg, "replay: bake.plan bakes no region of mesh part " + in.part);
     const PartPlan pp =
-        part.is_formula() ? plan_part(part.field<FieldScalarOf<S>>(where), s, context.threads()) : mesh_part_plan<S>(part, where, s);
-    const auto bricks = evenly(in.generator == "skipped_border" ? pp.skipped.border : pp.skipped.other, s.inputs);
+        !part.is_formula() ? mesh_part_plan<S>(part, where, s)
+        : in_region ? plan_part(part.field<FieldScalarOf<S>>(where), s, context.threads(),
+                                drawn_region(part.field<FieldScalarOf<S>>(where).bounds(), in.seed, where),
+                                kMaxBrickBytes<S>)
+                    : plan_part(part.field<FieldScalarOf<S>>(where), s, context.threads());
+    const auto bricks = in_region ? region_bricks(pp, s.inputs)
+                                  : evenly(in.generator == "skipped_border" ? pp.skipped.border : pp.skipped.other, s.inputs);
     if (in.index >= bricks.size()) throw Error(ErrorCode::badarg, "replay: no skipped brick " + std::to_string(in.index));
     const auto [key, read] = bricks[in.index];
     const ClassOutcome o = part.is_formula() ? measure_skipped(part.field<FieldScalarOf<S>>(where), key, read, s.h, band_width)
                                              : measure_skipped(part.shape(where), key, read, s.h, band_width);
     return {{kDecisionNames[2], o.core, o.verdict.exact}};
   };
-  if (in.generator == "skipped_border" || in.generator == "skipped_other")
+  if (in.generator == "skipped_border" || in.generator == "skipped_other" || in.generator == kRegionGenerator)
     return with_storage(request.storage, [&]<class S>() { return skipped.template operator()<S>(); });
   if (!part.is_formula()) throw Error(ErrorCode::badarg, "replay: bake.plan draws no balls around mesh part " + in.part);
   const auto run = [&]<class S>() -> std::vector<ReplayValue> {

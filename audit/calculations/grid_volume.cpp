@@ -1,8 +1,10 @@
+#include <array>
+#include <bit>
 #include <cmath>
 #include <cstdint>
-#include <array>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 
 #include "calculations.hpp"
@@ -32,7 +34,8 @@ Calculation grid_volume() {
                   {"core/src/volume.cpp", "brick_fraction_sum"}},
       .formula = "V = h^3 * sum over nodes of clamp(1/2 - d / h, 0, 1), an inside brick adding 512; summed in double "
                  "in ascending key order",
-      .inputs = "each grid part (formula and mesh parts) baked at the run's h and band (one input per part)",
+      .inputs = "each grid part (formula and mesh parts) baked at the run's h and band (one input per part), and "
+                "the same bricks added to a grid in reverse order",
       .implementation = "Grid<S>::volume",
       .reference = "the same sum in high precision over the grid's own bricks (keys decoded by the reference; an "
                    "inside brick counts 512 as the plan classified it): from the stored values, and from exact node "
@@ -40,7 +43,8 @@ Calculation grid_volume() {
                    "volume reference: analytic, best known, given, a mesh's polyhedral volume, or estimated",
       .errors = "error: the core's volume vs high precision from exact node values (arithmetic + storage), relative "
                 "and in ulps of the reference. Method: high precision from exact node values vs the volume reference, "
-                "relative (labelled method_estimated where it is an estimate).",
+                "relative (labelled method_estimated where it is an estimate). Mismatches: parts whose bricks added in "
+                "reverse order (the path that sorts them) give a volume with other bits.",
       .run = &run,
       .replay = &replay,
       .concatenated_details = {"/by_part"},
@@ -141,8 +145,34 @@ void add_exact_shares(RunContext& context, const reference::ExactShape& shape, c
 
 struct PartVolumes {
   double core = 0;
+  /// The core's volume of the same bricks added in reverse order (reordered_copy).
+  double core_reordered = 0;
   HighPrecision from_stored, from_exact;
 };
+
+/// The grid's bricks, as encoded, added to a new grid in reverse order (stored
+/// and inside bricks alike): the bakes add them in ascending key order, so only
+/// such a grid takes volume()'s sorting path.
+template <class S>
+Grid<S> reordered_copy(const Grid<S>& grid) {
+  Grid<S> copy(grid.h(), grid.band());
+  copy.reserve(grid.stored_brick_count(), grid.inside_brick_count());
+  const auto& keys = grid.stored_keys();
+  for (std::size_t slot = keys.size(); slot-- > 0;) {
+    const typename Grid<S>::BrickParameters brick = grid.brick_parameters(slot);
+    const std::size_t codes = StorageOf<S>::stores_codes(brick) ? kBrickNodes : 0;
+    copy.add_encoded_brick(keys[slot], brick, std::span(grid.brick_codes(slot), codes));
+  }
+  const auto& inside = grid.inside_keys();
+  for (auto key = inside.rbegin(); key != inside.rend(); ++key) copy.add_inside(*key);
+  return copy;
+}
+
+/// Whether the volume of the bricks added in reverse order has other bits: the
+/// sum runs in key order whatever order the bricks were added in.
+bool order_changes_bits(const PartVolumes& v) {
+  return std::bit_cast<std::uint64_t>(v.core) != std::bit_cast<std::uint64_t>(v.core_reordered);
+}
 
 template <class S>
 PartVolumes measure(RunContext& context, const Grid<S>& grid, const ExactShares& exact, const std::string& label) {
@@ -156,6 +186,7 @@ PartVolumes measure(RunContext& context, const Grid<S>& grid, const ExactShares&
   for (std::size_t slot = 0; slot < keys.size(); ++slot) exact_sums[slot] = exact.by_key.at(keys[slot]);
   PartVolumes v;
   v.core = implementation(grid);
+  v.core_reordered = implementation(reordered_copy(grid));
   v.from_stored = reference::volume_from_shares(stored, grid.inside_keys().size(), grid.h());
   v.from_exact = reference::volume_from_shares(exact_sums, grid.inside_keys().size(), grid.h());
   return v;
@@ -171,6 +202,7 @@ std::vector<CalculationResult> run(RunContext& context) {
     r.error = ErrorStats(false, true);
     r.arithmetic = r.storage_error = r.method = ErrorStats(false, true);
     r.strata.push_back({kGenerator, "each grid part of the run, baked at the run's h and band", 0, 0});
+    r.mismatches = 0;
   }
   // A part is one indivisible input: a shard measures the parts in its share
   // of the part list (RunContext::shard_inputs), each a unit of one input, and
@@ -210,6 +242,7 @@ std::vector<CalculationResult> run(RunContext& context) {
       const ErrorValue error = volume_error(core, v.from_exact), arithmetic = volume_error(core, v.from_stored),
                        storage_error = volume_error(v.from_stored, v.from_exact);
       r.error.add(error, record);
+      *r.mismatches += order_changes_bits(v) ? 1u : 0u;
       r.arithmetic->add(arithmetic, record);
       r.storage_error->add(storage_error, record);
       const VolumeReference& truth = part.volume_reference();
@@ -223,6 +256,7 @@ std::vector<CalculationResult> run(RunContext& context) {
            {"inside_bricks", inside_bricks},
            {"core", finite_or_null(v.core)},
            {"core_hex", hex_float(v.core)},
+           {"core_bricks_in_reverse_order_hex", hex_float(v.core_reordered)},
            {"from_stored", finite_or_null(to_double(v.from_stored))},
            {"from_exact_nodes", finite_or_null(to_double(v.from_exact))},
            {"analytic", truth.estimated ? nlohmann::json(nullptr) : finite_or_null(truth.volume)},

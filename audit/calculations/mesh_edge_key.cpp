@@ -1,4 +1,7 @@
+#include <algorithm>
+#include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,7 +29,10 @@ Calculation mesh_edge_key() {
       .formula = "key = min(a, b) * 2^32 + max(a, b) in 64-bit unsigned integers; exact as a double only below 2^21 "
                  "welded corners",
       .inputs = "corner pairs uniform over 32 bits, below 2^21, within 8 of 2^21, within 8 of 2^32 - 1, equal; each "
-                "with a second edge swapped or one corner away; the edge keys prepare_mesh lists for the run's first mesh part of at most 10 000 triangles",
+                "with a second edge swapped or one corner away; the edge keys prepare_mesh lists for the run's first "
+                "mesh part of at most 10 000 triangles and for defective meshes (inside out, a zero-area triangle, "
+                "a hole, a fin, a triangle reversed, overlapping or misnested shells), allowed open or not (then "
+                "they must be refused)",
       .implementation = "edge_key, PreparedMesh::edge_keys",
       .reference = "the key in 128-bit integers; keys converted to double and back for every corner pair near 2^21",
       .errors = "error: |core key - 128-bit key| in ulps of the key as a double; mismatches: wrong keys, keys of "
@@ -172,25 +178,83 @@ nlohmann::json double_exact_limit() {
            "below 2^21' is a safe, one-corner-conservative statement of this limit."}};
 }
 
+/// A prepared mesh's edge keys against the reference keys of each triangle's sides.
+struct PreparedKeys {
+  std::size_t triangle_sides = 0, wrong = 0;
+  bool ascending = true;
+};
+
+PreparedKeys check_prepared_keys(const PreparedMesh& mesh) {
+  PreparedKeys out;
+  for (std::size_t t = 0; t < mesh.triangles.size(); ++t)
+    for (std::size_t side = 0; side < 3; ++side) {
+      const std::uint64_t key = mesh.edge_keys[mesh.triangle_edges[t][side]];
+      ++out.triangle_sides;
+      if (Int128{key} != exact_key(mesh.triangles[t][side], mesh.triangles[t][(side + 1) % 3])) ++out.wrong;
+    }
+  for (std::size_t e = 1; e < mesh.edge_keys.size(); ++e)
+    out.ascending = out.ascending && mesh.edge_keys[e - 1] < mesh.edge_keys[e];
+  return out;
+}
+
 /// Edge keys as prepare_mesh lists them for the run's first mesh part small enough
-/// for the exact references, against the reference keys of each triangle's sides.
+/// for the exact references.
 nlohmann::json prepared_mesh_keys(RunContext& context, std::uint64_t& mismatches) {
   const std::vector<const MeshSubject*> parts = context.mesh_parts_up_to(kExactReferenceTriangles);
   if (parts.empty())
     return {{"part", nullptr}, {"null_reason", mesh_support::mesh_parts_text(parts)}};
   const MeshPart& part = parts.front()->part;
-  const PreparedMesh mesh = RunContext::prepare(*parts.front());
-  std::size_t checked = 0, wrong = 0;
-  for (std::size_t t = 0; t < mesh.triangles.size(); ++t)
-    for (std::size_t side = 0; side < 3; ++side) {
-      const std::uint64_t key = mesh.edge_keys[mesh.triangle_edges[t][side]];
-      ++checked;
-      if (Int128{key} != exact_key(mesh.triangles[t][side], mesh.triangles[t][(side + 1) % 3])) ++wrong;
+  const PreparedKeys keys = check_prepared_keys(RunContext::prepare(*parts.front()));
+  mismatches += keys.wrong + (keys.ascending ? 0u : 1u);
+  return {{"part", part.name},
+          {"triangle_sides", keys.triangle_sides},
+          {"wrong_keys", keys.wrong},
+          {"keys_strictly_ascending", keys.ascending}};
+}
+
+constexpr const char* kDefectiveGenerator = "defective_meshes";
+
+/// The index-th mesh of kDefectiveGenerator: the defects of mesh_support::MeshDefect in turn.
+TriangleMesh drawn_defective_mesh(std::uint64_t seed, std::uint64_t index) {
+  InputRng rng(seed, kId, kDefectiveGenerator, index);
+  return mesh_support::defective_mesh(rng, static_cast<mesh_support::MeshDefect>(index % mesh_support::kMeshDefects));
+}
+
+/// Edge keys as prepare_mesh lists them for defective meshes, a tenth of --inputs
+/// of them, this shard's share: the corner order a flip swaps, the edges used once
+/// or three times, zero-area triangles left out. Each defect's meshes come in
+/// rounds allowed open and not (mesh_support::defective_round_allowed_open); a
+/// mesh accepted with a wrong key or keys not strictly ascending, or accepted or
+/// refused other than it must be (refusal_mismatch), is a mismatch.
+nlohmann::json defective_mesh_keys(RunContext& context, std::uint64_t& mismatches) {
+  const RunSettings& settings = context.settings();
+  constexpr std::size_t kinds = mesh_support::kMeshDefects;
+  const InputRange own = context.shard_inputs(std::max(2 * kinds, settings.inputs / 10));
+  std::array<std::size_t, kinds> meshes{}, refused{}, wrong{};
+  for (std::size_t n = own.first; n < own.last; ++n) {
+    const auto defect = static_cast<mesh_support::MeshDefect>(n % kinds);
+    const bool allow_open = mesh_support::defective_round_allowed_open(n, kinds);
+    const std::optional<ErrorCode> must_refuse = allow_open ? std::nullopt : mesh_support::refusal_of(defect);
+    std::string mismatch;
+    try {
+      const PreparedKeys keys =
+          check_prepared_keys(prepare_mesh(drawn_defective_mesh(settings.seed, n), "audit mesh", allow_open));
+      mismatch = mesh_support::refusal_mismatch(must_refuse, std::nullopt);
+      if (keys.wrong != 0 || !keys.ascending) mismatch = "wrong keys";
+    } catch (const Error& e) {
+      ++refused[n % kinds];
+      mismatch = mesh_support::refusal_mismatch(must_refuse, e.code());
     }
-  bool ascending = true;
-  for (std::size_t e = 1; e < mesh.edge_keys.size(); ++e) ascending = ascending && mesh.edge_keys[e - 1] < mesh.edge_keys[e];
-  mismatches += wrong + (ascending ? 0u : 1u);
-  return {{"part", part.name}, {"triangle_sides", checked}, {"wrong_keys", wrong}, {"keys_strictly_ascending", ascending}};
+    ++meshes[n % kinds];
+    wrong[n % kinds] += mismatch.empty() ? 0u : 1u;
+  }
+  nlohmann::json by_defect = nlohmann::json::object();
+  for (std::size_t d = 0; d < kinds; ++d) {
+    by_defect[mesh_support::kMeshDefectNames[d]] = {
+        {"meshes", meshes[d]}, {"meshes_refused", refused[d]}, {"mismatches", wrong[d]}};
+    mismatches += wrong[d];
+  }
+  return {{"generator", kDefectiveGenerator}, {"by_defect", by_defect}};
 }
 
 
@@ -245,6 +309,7 @@ std::vector<CalculationResult> run(RunContext& context) {
   std::uint64_t prepared_mismatches = 0;
   const nlohmann::json prepared = prepared_mesh_keys(context, prepared_mismatches);
   if (context.shard_inputs(1).size() == 1) mismatches += prepared_mismatches;
+  const nlohmann::json defective = defective_mesh_keys(context, mismatches);
   result.mismatches = mismatches;
   result.decisions.push_back(std::move(order));
   result.details = {{"declared", "exact (limited): exact as a 64-bit integer for any 32-bit corners; exact as a "
@@ -252,6 +317,7 @@ std::vector<CalculationResult> run(RunContext& context) {
                     {"double_limit", double_exact_limit()},
                     {"by_generator", table},
                     {"prepared_mesh", prepared},
+                    {"defective_meshes", defective},
                     {"mismatch_examples", examples}};
   return mesh_support::for_each_storage(result, settings);
 }

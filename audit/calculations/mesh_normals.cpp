@@ -1,5 +1,6 @@
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,8 +26,10 @@ Calculation mesh_normals() {
       .sources = {{"core/src/mesh_prepare.cpp", "prepare_mesh"}, {"core/src/mesh_prepare.cpp", "unit"}},
       .formula = "face: (ab x ac) / |ab x ac|; edge: the sum of its triangles' unit normals; corner: the sum over its "
                  "triangles of acos(clamp(e1 . e2 / (|e1| |e2|), -1, 1)) times the unit normal (Baerentzen-Aanaes)",
-      .inputs = "each mesh part of the run with at most 10 000 triangles; random bipyramids; tetrahedra with a sliver face (angles near 0 and pi) "
-                "and with needle faces (an edge 2^-10 .. 2^-45 long)",
+      .inputs = "each mesh part of the run with at most 10 000 triangles; random bipyramids, as drawn and inside "
+                "out; defective meshes (a zero-area triangle, a hole, a fin, a triangle reversed, overlapping or "
+                "misnested shells), allowed open or not (then they must be refused); tetrahedra with a sliver face "
+                "(angles near 0 and pi) and with needle faces (an edge 2^-10 .. 2^-45 long)",
       .implementation = "prepare_mesh (face_normals, edge_normals, corner_normals)",
       .reference = "the same normals in high precision from the prepared corners and triangles, angles by atan2",
       .errors = "error: |core vector - high-precision vector| in ulps of the reference's length; per kind (face, "
@@ -43,7 +46,7 @@ namespace {
 using mesh_support::Point;
 constexpr std::string_view kId = "mesh.normals";
 
-enum class Stratum { parts, bipyramid, sliver, needle };
+enum class Stratum { parts, bipyramid, sliver, needle, inside_out, defective };
 
 using StratumSpec = Generator<Stratum>;
 
@@ -56,7 +59,21 @@ constexpr StratumSpec kStrata[] = {
     {Stratum::needle, "needle",
      "a tetrahedron whose fourth corner lies 2^-k (k in 10..45) from corner a: three faces are needles with an "
      "angle near 0 at the far corner"},
+    {Stratum::inside_out, "inside_out",
+     "a bipyramid as drawn by 'bipyramid' with every triangle reversed: prepare_mesh must turn it outward"},
+    {Stratum::defective, "defective",
+     "in turn: a bipyramid as drawn by 'bipyramid' with a zero-area triangle added (a repeated corner), a "
+     "triangle removed (boundary edges), a fin (a third triangle on an edge: non-manifold) or one triangle "
+     "reversed (inconsistently oriented edges); two overlapping octahedra (self-intersecting); an octahedron "
+     "inside another facing the same way (misnested). Each defect's first round allowed open (measured), "
+     "the next given as a closed mesh: prepare_mesh must refuse all but the zero-area one with its error "
+     "(openmesh, selfintersect, badmesh), and a mesh it accepts is measured"},
 };
+
+/// The defect of the index-th input of 'defective' (every MeshDefect but inside_out, in turn).
+mesh_support::MeshDefect defect_of(std::uint64_t index) {
+  return static_cast<mesh_support::MeshDefect>(1 + index % (mesh_support::kMeshDefects - 1));
+}
 
 /// The run's mesh parts the "parts" generator measures, one input each. The
 /// normals of a mesh accepted with --allow-open are marked untrusted: their
@@ -67,9 +84,20 @@ std::vector<const MeshSubject*> audited_parts(RunContext& context) {
   return parts;
 }
 
-/// Whether the index-th input of a stratum is a run's mesh part accepted with --allow-open.
-bool open_part(const StratumSpec& stratum, std::uint64_t index, const std::vector<const MeshSubject*>& parts) {
+/// Whether the index-th input of a stratum is allowed open: a defective mesh of
+/// a round that allows it, or a run's mesh part accepted with --allow-open.
+bool open_input(const StratumSpec& stratum, std::uint64_t index, const std::vector<const MeshSubject*>& parts) {
+  if (stratum.kind == Stratum::defective)
+    return mesh_support::defective_round_allowed_open(index, mesh_support::kMeshDefects - 1);
   return stratum.kind == Stratum::parts && index < parts.size() && !parts[index]->sign_untrusted.empty();
+}
+
+/// The error prepare_mesh must refuse the index-th input of a stratum with; none
+/// where it must accept it.
+std::optional<ErrorCode> refusal_expected(const StratumSpec& stratum, std::uint64_t index,
+                                          const std::vector<const MeshSubject*>& parts) {
+  if (stratum.kind != Stratum::defective || open_input(stratum, index, parts)) return std::nullopt;
+  return mesh_support::refusal_of(defect_of(index));
 }
 
 std::size_t mesh_count(const StratumSpec& stratum, std::size_t inputs, std::size_t parts) {
@@ -87,23 +115,9 @@ TriangleMesh generate_input(const StratumSpec& stratum, std::uint64_t seed, std:
   }
   InputRng rng(seed, kId, stratum.name, index);
   TriangleMesh mesh;
-  if (stratum.kind == Stratum::bipyramid) {
-    const auto k = static_cast<std::uint32_t>(rng.integer(3, 8));
-    std::vector<double> angles(k);
-    for (double& a : angles) a = rng.uniform(0, 2 * 3.141592653589793);
-    std::sort(angles.begin(), angles.end());
-    for (double a : angles) {
-      const double r = rng.uniform(0.5, 1);
-      mesh.positions.push_back({r * std::cos(a), r * std::sin(a), rng.uniform(-0.1, 0.1)});
-    }
-    mesh.positions.push_back({0, 0, rng.uniform(0.3, 1.5)});
-    mesh.positions.push_back({0, 0, -rng.uniform(0.3, 1.5)});
-    for (std::uint32_t i = 0; i < k; ++i) {
-      mesh.triangles.push_back({i, (i + 1) % k, k});
-      mesh.triangles.push_back({(i + 1) % k, i, k + 1});
-    }
-    return mesh;
-  }
+  if (stratum.kind == Stratum::bipyramid) return mesh_support::random_bipyramid(rng);
+  if (stratum.kind == Stratum::inside_out) return mesh_support::defective_mesh(rng, mesh_support::MeshDefect::inside_out);
+  if (stratum.kind == Stratum::defective) return mesh_support::defective_mesh(rng, defect_of(index));
   // A tetrahedron a, b, c on z = 0 and a fourth corner d placed to make slivers or needles.
   const Point a{-1, rng.uniform(-0.3, 0.3), 0}, b{1, rng.uniform(-0.3, 0.3), 0}, c{rng.uniform(-0.5, 0.5), rng.uniform(1, 2), 0};
   const double tiny = std::ldexp(1.0, -static_cast<int>(rng.integer(10, 45)));
@@ -123,7 +137,13 @@ TriangleMesh generate_input(const StratumSpec& stratum, std::uint64_t seed, std:
 /// (ErrorStats::begin_unit): a face per triangle, at most three edges and
 /// three corners per triangle.
 std::size_t most_errors(const StratumSpec& stratum, std::size_t count, const std::vector<const MeshSubject*>& parts) {
-  if (stratum.kind != Stratum::parts) return count * 7 * (stratum.kind == Stratum::bipyramid ? 16 : 4);
+  if (stratum.kind != Stratum::parts) {
+    // A bipyramid has at most 16 triangles; a fin adds one; two octahedra have 16.
+    const std::size_t triangles = stratum.kind == Stratum::bipyramid || stratum.kind == Stratum::inside_out ? 16
+                                  : stratum.kind == Stratum::defective                                     ? 17
+                                                                                                           : 4;
+    return count * 7 * triangles;
+  }
   std::size_t most = 0;
   for (std::size_t n = 0; n < count; ++n) most += 7 * parts[n]->part.mesh.triangles.size();
   return most;
@@ -142,7 +162,9 @@ struct VectorError {
 struct Outcome {
   std::vector<VectorError> errors;
   bool refused = false;
-  std::string mismatch;  ///< edges listed differently from the reference
+  /// Edges listed differently from the reference, a closed mesh left inside out, or
+  /// a mesh accepted or refused other than it must be.
+  std::string mismatch;
 };
 
 /// `terms` is the sum of the lengths of the terms the vector sums (1 for a face,
@@ -174,14 +196,36 @@ VectorError compare(const Vec3& core, const reference::HighPoint& exact, double 
   return out;
 }
 
-/// `allow_open`: a run's mesh part accepted with --allow-open.
-Outcome measure(const TriangleMesh& mesh, bool allow_open) {
+/// Whether the prepared triangles enclose a positive volume, in exact rationals
+/// (the sum of det(a, b, c) / 6): prepare_mesh must turn a closed mesh outward.
+bool faces_outward(const PreparedMesh& mesh) {
+  reference::Rational six_volume = 0;
+  for (const auto& t : mesh.triangles) {
+    const reference::RationalPoint a = reference::to_rational(mesh.positions[t[0]]),
+                                   b = reference::to_rational(mesh.positions[t[1]]),
+                                   c = reference::to_rational(mesh.positions[t[2]]);
+    six_volume += a[0] * (b[1] * c[2] - b[2] * c[1]) + a[1] * (b[2] * c[0] - b[0] * c[2]) +
+                  a[2] * (b[0] * c[1] - b[1] * c[0]);
+  }
+  return six_volume > 0;
+}
+
+/// `allow_open`: a defective mesh allowed open, or a run's mesh part accepted with
+/// --allow-open; `must_refuse`: the error prepare_mesh must refuse the mesh with.
+Outcome measure(const TriangleMesh& mesh, bool allow_open, std::optional<ErrorCode> must_refuse) {
   Outcome out;
   PreparedMesh prepared;
   try {
     prepared = prepare_mesh(mesh, "audit mesh", allow_open);
-  } catch (const Error&) {
+  } catch (const Error& e) {
     out.refused = true;
+    out.mismatch = mesh_support::refusal_mismatch(must_refuse, e.code());
+    return out;
+  }
+  out.mismatch = mesh_support::refusal_mismatch(must_refuse, std::nullopt);
+  if (!out.mismatch.empty()) return out;
+  if (!allow_open && !faces_outward(prepared)) {
+    out.mismatch = "prepare_mesh leaves the closed mesh inside out (its exact signed volume is not positive)";
     return out;
   }
   const reference::HighNormals exact = reference::high_precision_normals(prepared.positions, prepared.triangles);
@@ -222,7 +266,7 @@ std::vector<CalculationResult> run(RunContext& context) {
     context.progress().begin(std::string(kId) + " " + stratum.name, range.size());
     parallel_for(range.size(), context.threads(), context.progress(), [&](std::size_t k) {
       outcomes[k] = measure(generate_input(stratum, settings.seed, range.first + k, parts),
-                            open_part(stratum, range.first + k, parts));
+                            open_input(stratum, range.first + k, parts), refusal_expected(stratum, range.first + k, parts));
     });
     context.progress().end();
     result.begin_unit(most_errors(stratum, count, parts));
@@ -282,7 +326,8 @@ std::vector<ReplayValue> replay(RunContext& context, const ReplayRequest& reques
   const StratumSpec& stratum = generator_named(kStrata, request.input.generator, kId);
   const std::vector<const MeshSubject*> parts = audited_parts(context);
   const Outcome o = measure(generate_input(stratum, request.input.seed, request.input.index, parts),
-                            open_part(stratum, request.input.index, parts));
+                            open_input(stratum, request.input.index, parts),
+                            refusal_expected(stratum, request.input.index, parts));
   const std::string& kind = replay_text(request, "kind");
   const std::uint64_t item = mesh_support::recorded_unsigned(request, "item");
   for (const VectorError& e : o.errors)

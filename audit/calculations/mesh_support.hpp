@@ -1,9 +1,12 @@
 #pragma once
 // Small helpers shared by the mesh calculations (mesh_*.cpp).
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstddef>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -79,6 +82,138 @@ std::size_t stratum_index(const Spec (&strata)[N], std::string_view generator, s
     if (generator == strata[s].name) return s;
   throw Error(ErrorCode::badarg,
               "replay: " + std::string(calculation) + " has no generator \"" + std::string(generator) + "\"");
+}
+
+/// A closed bipyramid, outward facing: 3 to 8 corners drawn around the z axis
+/// (radius 0.5 to 1, height within 0.1), apexes 0.3 to 1.5 above and below.
+inline TriangleMesh random_bipyramid(InputRng& rng) {
+  const auto k = static_cast<std::uint32_t>(rng.integer(3, 8));
+  std::vector<double> angles(k);
+  for (double& a : angles) a = rng.uniform(0, 2 * 3.141592653589793);
+  std::sort(angles.begin(), angles.end());
+  TriangleMesh mesh;
+  for (double a : angles) {
+    const double r = rng.uniform(0.5, 1);
+    mesh.positions.push_back({r * std::cos(a), r * std::sin(a), rng.uniform(-0.1, 0.1)});
+  }
+  mesh.positions.push_back({0, 0, rng.uniform(0.3, 1.5)});
+  mesh.positions.push_back({0, 0, -rng.uniform(0.3, 1.5)});
+  for (std::uint32_t i = 0; i < k; ++i) {
+    mesh.triangles.push_back({i, (i + 1) % k, k});
+    mesh.triangles.push_back({(i + 1) % k, i, k + 1});
+  }
+  return mesh;
+}
+
+/// What is wrong with a mesh prepare_mesh must take as it comes: turned inside
+/// out (closed, every triangle reversed) or holding a triangle of zero area (a
+/// repeated corner), both still a solid; open: a triangle missing (boundary
+/// edges), a fin on an edge (a third triangle on it: non-manifold), one triangle
+/// reversed (inconsistently oriented edges); closed but bounding no solid: two
+/// shells that overlap (self-intersecting) or a shell inside another facing the
+/// same way (misnested: a cavity must face inward).
+enum class MeshDefect { inside_out, zero_area, hole, fin, one_reversed, self_intersecting, misnested };
+inline constexpr const char* kMeshDefectNames[] = {"inside_out", "zero_area",         "hole",     "fin",
+                                                   "one_reversed", "self_intersecting", "misnested"};
+inline constexpr std::size_t kMeshDefects = std::size(kMeshDefectNames);
+
+/// The error prepare_mesh must refuse a mesh with this defect with when it is
+/// not allowed open; none for the defects that leave a solid.
+inline std::optional<ErrorCode> refusal_of(MeshDefect defect) {
+  switch (defect) {
+    case MeshDefect::inside_out:
+    case MeshDefect::zero_area:
+      return std::nullopt;
+    case MeshDefect::hole:
+    case MeshDefect::fin:
+    case MeshDefect::one_reversed:
+      return ErrorCode::openmesh;
+    case MeshDefect::self_intersecting:
+      return ErrorCode::selfintersect;
+    case MeshDefect::misnested:
+      return ErrorCode::badmesh;
+  }
+  return std::nullopt;
+}
+
+/// Defective meshes are prepared in rounds of one per defect: the even rounds
+/// allowed open (as --allow-open), the odd ones not, where prepare_mesh must
+/// refuse them (refusal_of).
+inline bool defective_round_allowed_open(std::uint64_t index, std::size_t defects) {
+  return index / defects % 2 == 0;
+}
+
+/// What is wrong with prepare_mesh's answer to a mesh it must refuse with
+/// `must_refuse` (none: it may accept it) when it refused it with `refused_with`
+/// (none: it accepted it); empty when nothing is. A mesh it may accept can still
+/// be refused (a drawn bipyramid that crosses itself): counted, not wrong.
+inline std::string refusal_mismatch(std::optional<ErrorCode> must_refuse, std::optional<ErrorCode> refused_with) {
+  if (!must_refuse || refused_with == must_refuse) return {};
+  if (!refused_with)
+    return "prepare_mesh accepted a mesh it must refuse with " + std::string(error_code_name(*must_refuse));
+  return "prepare_mesh refused the mesh with " + std::string(error_code_name(*refused_with)) + ", not " +
+         std::string(error_code_name(*must_refuse));
+}
+
+/// Appends an octahedron of `radius` around `centre`, outward facing.
+inline void add_octahedron(TriangleMesh& mesh, const Point& centre, double radius) {
+  const auto base = static_cast<std::uint32_t>(mesh.positions.size());
+  for (std::size_t a = 0; a < 3; ++a)
+    for (const double side : {radius, -radius}) {
+      Point p = centre;
+      p[a] += side;
+      mesh.positions.push_back(p);
+    }
+  // Corners base + 2a (+ along axis a) and base + 2a + 1 (-); a face per octant.
+  for (std::uint32_t octant = 0; octant < 8; ++octant) {
+    const std::uint32_t x = base + (octant & 1u), y = base + 2 + (octant >> 1 & 1u), z = base + 4 + (octant >> 2 & 1u);
+    const bool even = ((octant & 1u) + (octant >> 1 & 1u) + (octant >> 2 & 1u)) % 2 == 0;
+    mesh.triangles.push_back(even ? std::array<std::uint32_t, 3>{x, y, z} : std::array<std::uint32_t, 3>{x, z, y});
+  }
+}
+
+/// A drawn mesh with the defect: a bipyramid (random_bipyramid) with a drawn
+/// triangle removed, reversed, grown a fin or added a zero-area twin, or
+/// reversed whole; for the two shell defects, octahedra of drawn size and offset.
+inline TriangleMesh defective_mesh(InputRng& rng, MeshDefect defect) {
+  if (defect == MeshDefect::self_intersecting || defect == MeshDefect::misnested) {
+    TriangleMesh mesh;
+    const double radius = rng.uniform(0.5, 1);
+    add_octahedron(mesh, {0, 0, 0}, radius);
+    const bool inside = defect == MeshDefect::misnested;
+    const double offset = inside ? 0 : radius * rng.uniform(0.3, 1.2);
+    add_octahedron(mesh, {offset, offset * rng.uniform(0, 0.5), 0}, radius * (inside ? rng.uniform(0.2, 0.6) : 1));
+    return mesh;
+  }
+  TriangleMesh mesh = random_bipyramid(rng);
+  const auto pick = static_cast<std::size_t>(rng.integer(0, static_cast<std::int64_t>(mesh.triangles.size()) - 1));
+  const std::array<std::uint32_t, 3> picked = mesh.triangles[pick];
+  switch (defect) {
+    case MeshDefect::inside_out:
+      for (auto& t : mesh.triangles) std::swap(t[1], t[2]);
+      break;
+    case MeshDefect::zero_area:
+      mesh.triangles.push_back({picked[0], picked[0], picked[1]});
+      break;
+    case MeshDefect::hole:
+      mesh.triangles.erase(mesh.triangles.begin() + static_cast<std::ptrdiff_t>(pick));
+      break;
+    case MeshDefect::fin: {
+      // A new corner off the picked triangle's first edge, making a third triangle on it.
+      const Point& a = mesh.positions[picked[0]];
+      const Point& b = mesh.positions[picked[1]];
+      mesh.positions.push_back({(a[0] + b[0]) * 0.75, (a[1] + b[1]) * 0.75, (a[2] + b[2]) * 0.5 + rng.uniform(0.1, 0.4)});
+      mesh.triangles.push_back({picked[1], picked[0], static_cast<std::uint32_t>(mesh.positions.size() - 1)});
+      break;
+    }
+    case MeshDefect::one_reversed:
+      std::swap(mesh.triangles[pick][1], mesh.triangles[pick][2]);
+      break;
+    case MeshDefect::self_intersecting:
+    case MeshDefect::misnested:
+      break;
+  }
+  return mesh;
 }
 
 /// A recorded whole number that must not be negative; Error(badarg) otherwise.
