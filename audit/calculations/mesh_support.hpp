@@ -84,8 +84,11 @@ std::size_t stratum_index(const Spec (&strata)[N], std::string_view generator, s
               "replay: " + std::string(calculation) + " has no generator \"" + std::string(generator) + "\"");
 }
 
-/// A closed bipyramid, outward facing: 3 to 8 corners drawn around the z axis
-/// (radius 0.5 to 1, height within 0.1), apexes 0.3 to 1.5 above and below.
+/// A closed bipyramid: 3 to 8 corners drawn around the z axis (radius 0.5 to 1,
+/// height within 0.1), apexes 0.3 to 1.5 above and below. Its triangles face
+/// outward when the corners wind counter-clockwise about the axis; corners on a
+/// narrow arc at different radii can wind the other way, and the mesh is then
+/// inside out (prepare_mesh turns it).
 inline TriangleMesh random_bipyramid(InputRng& rng) {
   const auto k = static_cast<std::uint32_t>(rng.integer(3, 8));
   std::vector<double> angles(k);
