@@ -5,6 +5,7 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "calculations.hpp"
@@ -16,6 +17,7 @@
 #include "distgrid/audit/report.hpp"
 #include "distgrid/bake.hpp"
 #include "distgrid/error.hpp"
+#include "distgrid/field_json.hpp"
 #include "distgrid/plan.hpp"
 #include "part_inputs.hpp"
 
@@ -40,7 +42,10 @@ Calculation bake_plan() {
                    "radius or band, which the bake's settings check never lets through, and for a ball whose "
                    "coordinates overflow a double (only a voxel size near the top of the double range)"},
                   {"core/src/field.cpp", "lipschitz_test"},
-                  {"core/src/plan.cpp", "plan_bricks"}},
+                  {"core/src/plan.cpp", "plan_bricks",
+                   "the nobox outcomes are taken only by a formula without a finite box, or one whose band has "
+                   "none (a union with an empty unbounded piece), which throw (the bake tests feed both) and have "
+                   "no plan to compare"}},
       .formula = "brick range = floor(x / h / 8) for the box's limits x (grown by band h), in double; a brick is "
                  "computed unless the ball of radius 3.5 sqrt(3) h around its centre ((b * 8 + 3.5) h per axis) is "
                  "classified wholly outside (f >= band h) or wholly inside (f <= -band h) from f at the centre and "
@@ -48,7 +53,9 @@ Calculation bake_plan() {
       .inputs = "box limits on brick faces, one ulp either side, anywhere in the key range, uniform, and at voxel "
                 "sizes that are not powers of two; every brick of each grid part's range (origin and far copy) "
                 "that the plan (or, for a mesh part, the mesh bake) does not compute, and of a plan of each "
-                "formula part in a drawn region; balls around the bricks of points in the band and just beyond it, "
+                "formula part in a drawn region; the bricks between the pieces of an empty shape (each formula part "
+                "intersected with its copy moved past its box, the pieces closer than 2 band h and farther) that "
+                "its plan does not compute; balls around the bricks of points in the band and just beyond it, "
                 "at the origin and far",
       .implementation = "plan_brick_range, Field<S>::classify, plan_bricks",
       .reference = "brick ranges and node indices in exact rationals (GMP); node values f(i h) and witness values in "
@@ -433,7 +440,8 @@ std::vector<DecisionStats> make_decisions() {
                     "holds the brick of the box's first node (ceil(x / h)) and last node (floor(x / h)), exact; "
                     "margin as brick_range"),
       DecisionStats("skipped_bricks",
-                    "each brick of the plan's range that the plan does not compute: what the grid reads there "
+                    "each brick of the plan's range that the plan does not compute (for an empty shape, each brick "
+                    "between its pieces): what the grid reads there "
                     "('outside' +band h, 'inside' -band h) against what its 512 exact node values (MPFR) allow; "
                     "margin: the smallest distance of a node value beyond that band edge, in ulps of band h"),
       DecisionStats("ball",
@@ -523,6 +531,110 @@ constexpr const char* kMeshBallsNotDrawn =
     "the ball test is Field::classify of the formula bake; a mesh bake keeps the bricks its triangles reach, whose "
     "skipped bricks skipped_border and skipped_other check";
 
+// ---- empty shapes -------------------------------------------------------------------
+
+/// A formula part intersected with its own copy moved along x past the part's
+/// box by a drawn gap: the intersection is empty, and so is its box. Below
+/// 2 band h the two pieces' bands meet where the part reaches its box's x faces
+/// (a sphere, the bracket), and the nodes between them within the band must be
+/// computed; above it no node lies within the band.
+struct EmptyStratum {
+  const char* name;
+  double gap_lo, gap_hi;  ///< the gap is drawn in [gap_lo, gap_hi) band h
+  const char* description;
+};
+constexpr EmptyStratum kEmptyStrata[] = {
+    {"skipped_near_empty", 0.2, 1.6,
+     "a formula part intersected with its copy moved along x by its box's width and a gap drawn in [0.2, 1.6) band h "
+     "(origin and far copy): an empty shape with an empty box, whose band reaches between the pieces where the part "
+     "reaches its box's x faces; the bricks between them (the gap, grown by band h and one brick, across the part's "
+     "y and z extent) that the plan does not compute, least f at the brick centre first (a quarter of the limit)"},
+    {"skipped_far_empty", 2.2, 3.0,
+     "the same with a gap drawn in [2.2, 3) band h: no node lies within the band, the plan computes nothing; the "
+     "bricks between the pieces, least f at the brick centre first (a quarter of the limit)"},
+};
+
+/// Why bake.plan builds no empty shape from a mesh part.
+constexpr const char* kMeshEmptyNotDrawn =
+    "an empty shape is an intersection of formulas; a mesh part has no formula to intersect";
+
+struct EmptyShape {
+  nlohmann::json spec;
+  double moved_x = 0;  ///< the copy's move along x
+  Box between;  ///< the gap between the pieces grown by band h, across the part's y and z extent
+};
+
+EmptyShape empty_shape(const EmptyStratum& stratum, const nlohmann::json& part_spec, const Box& own,
+                       double band_width, std::uint64_t seed, Placement where) {
+  InputRng rng(seed, kId, stratum.name, where == Placement::origin ? 0 : 1);
+  const double gap = rng.uniform(stratum.gap_lo, stratum.gap_hi) * band_width;
+  const double by = own.hi[0] - own.lo[0] + gap;
+  EmptyShape out;
+  out.moved_x = by;
+  out.spec = {{"type", "intersection"},
+              {"of", {part_spec, {{"type", "translate"}, {"by", {by, 0.0, 0.0}}, {"shape", part_spec}}}}};
+  out.between = own;
+  out.between.lo[0] = own.hi[0] - band_width;
+  out.between.hi[0] = own.hi[0] + gap + band_width;
+  for (std::size_t a = 1; a < 3; ++a) {
+    out.between.lo[a] = own.lo[a] - band_width;
+    out.between.hi[a] = own.hi[a] + band_width;
+  }
+  return out;
+}
+
+/// The bricks of `between` (and one more on each side) that the plan does not
+/// compute, the least f (the formula in double) at the brick centre first: the
+/// bricks whose nodes come closest to the band. At most `count`.
+std::vector<std::pair<std::int64_t, BallClass>> bricks_between(const Field<double>& field, const Plan& plan,
+                                                               const Box& between, double h, std::size_t count) {
+  std::array<std::int64_t, 3> lo{}, hi{};
+  for (std::size_t a = 0; a < 3; ++a) {
+    lo[a] = static_cast<std::int64_t>(std::floor(between.lo[a] / (8 * h))) - 1;
+    hi[a] = static_cast<std::int64_t>(std::floor(between.hi[a] / (8 * h))) + 1;
+  }
+  const auto has = [](const std::vector<std::int64_t>& sorted, std::int64_t key) {
+    return std::binary_search(sorted.begin(), sorted.end(), key);
+  };
+  std::vector<std::tuple<double, std::int64_t, BallClass>> ranked;
+  for (std::int64_t x = lo[0]; x <= hi[0]; ++x)
+    for (std::int64_t y = lo[1]; y <= hi[1]; ++y)
+      for (std::int64_t z = lo[2]; z <= hi[2]; ++z) {
+        const auto key = reference::brick_key_exact({x, y, z});
+        if (!key || has(plan.near_keys, static_cast<std::int64_t>(*key))) continue;
+        const double f = field.eval((static_cast<double>(8 * x) + 3.5) * h, (static_cast<double>(8 * y) + 3.5) * h,
+                                    (static_cast<double>(8 * z) + 3.5) * h);
+        const auto k = static_cast<std::int64_t>(*key);
+        ranked.emplace_back(f, k, has(plan.inside_keys, k) ? BallClass::inside : BallClass::outside);
+      }
+  std::sort(ranked.begin(), ranked.end());
+  std::vector<std::pair<std::int64_t, BallClass>> out;
+  for (std::size_t n = 0; n < ranked.size() && n < count; ++n)
+    out.emplace_back(std::get<1>(ranked[n]), std::get<2>(ranked[n]));
+  return out;
+}
+
+/// One empty shape of a part at `where`, compiled in the storage's formula scalar
+/// and planned, with the skipped bricks measured between its pieces.
+template <class F>
+struct PlannedEmptyShape {
+  EmptyShape shape;
+  Field<F> field;
+  Plan plan;
+  std::vector<std::pair<std::int64_t, BallClass>> bricks;
+};
+
+template <class F>
+PlannedEmptyShape<F> plan_empty_shape(const EmptyStratum& stratum, PartSubject& part, Placement where,
+                                      const RunSettings& s, std::uint64_t seed, unsigned threads) {
+  const double band_width = s.band * s.h;
+  EmptyShape shape = empty_shape(stratum, part.spec(where), part.field<double>(where).bounds(), band_width, seed, where);
+  Field<F> field = compile_field<F>(shape.spec);
+  const Plan plan = plan_part(field, s, threads).plan;
+  auto bricks = bricks_between(compile_field<double>(shape.spec), plan, shape.between, s.h, s.inputs / 4);
+  return {std::move(shape), std::move(field), plan, std::move(bricks)};
+}
+
 InputRecord brick_record(std::uint64_t seed, const char* generator, std::uint64_t index, const std::string& part,
                          Placement where, std::int64_t key) {
   const reference::BrickTriple b = reference::brick_of_stored_key(key);
@@ -548,7 +660,7 @@ InputRecord ball_record(std::uint64_t seed, const char* generator, std::uint64_t
 
 template <class S>
 void run_classification(RunContext& context, PartSubject& part, CalculationResult& r, nlohmann::json& table,
-                        nlohmann::json& region_table) {
+                        nlohmann::json& region_table, nlohmann::json& empty_table) {
   const RunSettings& s = context.settings();
   const double band_width = s.band * s.h;
   const std::string& name = part.part().name;
@@ -558,16 +670,20 @@ void run_classification(RunContext& context, PartSubject& part, CalculationResul
     const PartPlan pp = part.is_formula() ? plan_part(part.field<FieldScalarOf<S>>(where), s, context.threads())
                                           : mesh_part_plan<S>(part, where, s);
     // Measures this shard's share of a list of skipped bricks (every shard plans
-    // the whole part) for the skipped_bricks decision; `region`: the plan's, recorded.
+    // the whole part) for the skipped_bricks decision; `region`: the plan's,
+    // recorded; `formula`: another than the part's (an empty shape's), whose
+    // copy's move along x is recorded.
     const auto measure_bricks = [&](const char* generator, std::size_t stratum,
                                     const std::vector<std::pair<std::int64_t, BallClass>>& bricks,
-                                    const std::optional<Box>& region) {
+                                    const std::optional<Box>& region,
+                                    const Field<FieldScalarOf<S>>* formula = nullptr, double moved_x = 0) {
       const InputRange range = context.shard_inputs(bricks.size());
       std::vector<ClassOutcome> outcomes(range.size());
       context.progress().begin(std::string(kId) + " " + name + " " + generator, range.size());
       parallel_for(range.size(), context.threads(), context.progress(), [&](std::size_t k) {
         const std::size_t n = range.first + k;
-        outcomes[k] = part.is_formula()
+        outcomes[k] = formula ? measure_skipped(*formula, bricks[n].first, bricks[n].second, s.h, band_width)
+                      : part.is_formula()
                           ? measure_skipped(part.field<FieldScalarOf<S>>(where), bricks[n].first, bricks[n].second, s.h, band_width)
                           : measure_skipped(part.shape(where), bricks[n].first, bricks[n].second, s.h, band_width);
       });
@@ -582,6 +698,7 @@ void run_classification(RunContext& context, PartSubject& part, CalculationResul
             record.values.emplace_back(std::string("region_lo_") + "xyz"[a], hex_float(region->lo[a]));
             record.values.emplace_back(std::string("region_hi_") + "xyz"[a], hex_float(region->hi[a]));
           }
+          if (formula) record.values.emplace_back("copy_moved_x", hex_float(moved_x));
           return record;
         });
       }
@@ -605,6 +722,22 @@ void run_classification(RunContext& context, PartSubject& part, CalculationResul
                               {"skipped_measured", bricks.size()}});
     } else {
       context.skip_part(name, kMeshRegionNotDrawn, kRegionGenerator);
+    }
+    for (std::size_t e = 0; e < std::size(kEmptyStrata); ++e) {
+      const EmptyStratum& stratum = kEmptyStrata[e];
+      if (!part.is_formula()) {
+        context.skip_part(name, kMeshEmptyNotDrawn, stratum.name);
+        continue;
+      }
+      const auto empty = plan_empty_shape<FieldScalarOf<S>>(stratum, part, where, s, s.seed, context.threads());
+      measure_bricks(stratum.name, 3 + e, empty.bricks, std::nullopt, &empty.field, empty.shape.moved_x);
+      empty_table.push_back({{"part", name},
+                             {"placement", placement_name(where)},
+                             {"generator", stratum.name},
+                             {"copy_moved_x", empty.shape.moved_x},
+                             {"bricks_in_range", empty.plan.bricks_considered},
+                             {"computed", empty.plan.near_keys.size()},
+                             {"skipped_measured", empty.bricks.size()}});
     }
     table.push_back({{"part", name},
                      {"placement", placement_name(where)},
@@ -632,7 +765,7 @@ void run_classification(RunContext& context, PartSubject& part, CalculationResul
       outcomes[k] = measure_ball(field, inputs[k], band_width);
     });
     context.progress().end();
-    StratumCount& count = r.strata[std::size(kRangeStrata) + 3 + si];
+    StratumCount& count = r.strata[std::size(kRangeStrata) + 3 + std::size(kEmptyStrata) + si];
     r.begin_unit(s.inputs);
     for (std::size_t k = 0; k < range.size(); ++k) {
       misses += outcomes[k].core != outcomes[k].verdict.exact ? 1u : 0u;
@@ -659,6 +792,7 @@ std::vector<StratumCount> all_strata() {
                     "[0.3, 0.8) of its size per axis, origin and far copy; the bricks of that plan's range it does "
                     "not compute, those next to a computed brick first (same limit)",
                     0, 0});
+  for (const EmptyStratum& st : kEmptyStrata) strata.push_back({st.name, st.description, 0, 0});
   for (const BallStratum& st : kBallStrata) strata.push_back({st.name, st.description, 0, 0});
   return strata;
 }
@@ -711,12 +845,15 @@ std::vector<CalculationResult> run(RunContext& context) {
       }
       r.strata[si].count = ranges[si].size();
     }
-    nlohmann::json table = nlohmann::json::array(), region_table = nlohmann::json::array();
+    nlohmann::json table = nlohmann::json::array(), region_table = nlohmann::json::array(),
+                   empty_table = nlohmann::json::array();
     for (std::size_t p = 0; p < context.part_count(); ++p) {
-      with_storage(storage, [&]<class S>() { run_classification<S>(context, context.part(p), r, table, region_table); });
+      with_storage(storage, [&]<class S>() { run_classification<S>(context, context.part(p), r, table, region_table, empty_table);
+      });
     }
     r.details = {{"by_part_and_placement", table},
                  {"in_region", region_table},
+                 {"empty_shapes", empty_table},
                  {"range_other_h_floor_differs", floor_differs_other_h},
                  {"range_other_h_note",
                   "at a voxel size that is not a power of two, x / h rounds, and floor(x / h / 8) differs from the "
@@ -756,6 +893,18 @@ std::vector<ReplayValue> replay(RunContext& context, const ReplayRequest& reques
     if (key == "placement") where = placement_named(value);
   for (const BallStratum& stratum : kBallStrata)
     if (in.generator == stratum.name) where = stratum.where;
+  for (const EmptyStratum& stratum : kEmptyStrata) {
+    if (in.generator != stratum.name) continue;
+    if (!part.is_formula()) throw Error(ErrorCode::badarg, "replay: bake.plan builds no empty shape from mesh part " + in.part);
+    return with_storage(request.storage, [&]<class S>() -> std::vector<ReplayValue> {
+      const auto empty = plan_empty_shape<FieldScalarOf<S>>(stratum, part, where, s, in.seed, context.threads());
+      if (in.index >= empty.bricks.size())
+        throw Error(ErrorCode::badarg, "replay: no skipped brick " + std::to_string(in.index));
+      const auto [key, read] = empty.bricks[in.index];
+      const ClassOutcome o = measure_skipped(empty.field, key, read, s.h, band_width);
+      return {{kDecisionNames[2], o.core, o.verdict.exact}};
+    });
+  }
   const auto skipped = [&]<class S>() -> std::vector<ReplayValue> {
     const bool in_region = in.generator == kRegionGenerator;
     if (in_region && !part.is_formula())

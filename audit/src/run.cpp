@@ -111,6 +111,10 @@ std::array<double, 3> PartSubject::far_offset() const noexcept {
   return {kFarOffsetVoxels[0] * h_, kFarOffsetVoxels[1] * h_, kFarOffsetVoxels[2] * h_};
 }
 
+const nlohmann::json& PartSubject::spec(Placement where) const noexcept {
+  return baked_[static_cast<int>(where)]->spec;
+}
+
 template <class S>
 const Field<S>& PartSubject::field(Placement where) {
   if (mesh_) throw std::logic_error("PartSubject::field: " + part_->name + " is a mesh part");

@@ -153,19 +153,21 @@ Plan plan_bricks(const Field<S>& field, const BakeSettings& settings) {
   Plan plan;
   plan.h = settings.h;
   plan.band = settings.band;
-  if (box.empty()) return plan;  // an empty shape: nothing to compute
-  // The box grown by band*h; without a given box also grown to hold every point
-  // with f < band*h (for an intersection that can reach beyond box + band*h).
+  // Every point with f < band*h: the box grown by band*h, and without a given
+  // box also the formula's own box of that set. The two differ for an
+  // intersection, whose band can reach beyond its box grown by band*h, and is
+  // not empty even where its box is (pieces closer than 2 band*h).
   const double band_width = settings.band * settings.h;
-  Box padded = box;
   const Box within = settings.region ? box : field.bounds_within(band_width);
-  for (std::size_t a = 0; a < 3; ++a) {
-    padded.lo[a] = box.lo[a] - band_width;
-    padded.hi[a] = box.hi[a] + band_width;
-    if (within.finite() && !within.empty()) {
-      padded.lo[a] = std::min(padded.lo[a], within.lo[a]);
-      padded.hi[a] = std::max(padded.hi[a], within.hi[a]);
-    }
+  if (!within.finite())
+    throw Error(ErrorCode::nobox,
+                "the formula's band (f < band * h) has no finite box although its shape has one (a union with an "
+                "empty unbounded piece): give a region ('distgrid bake --bbox X0,Y0,Z0,X1,Y1,Z1')");
+  if (within.empty()) return plan;  // no point within the band: nothing to compute
+  Box padded = within;
+  for (std::size_t a = 0; a < 3 && !box.empty(); ++a) {
+    padded.lo[a] = std::min(within.lo[a], box.lo[a] - band_width);
+    padded.hi[a] = std::max(within.hi[a], box.hi[a] + band_width);
   }
   const std::array<std::int64_t, 6> range = plan_brick_range(padded, settings.h);
   plan.lo = {range[0], range[1], range[2]};

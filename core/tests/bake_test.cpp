@@ -59,6 +59,47 @@ TYPED_TEST(BakeTest, AFormulaWithoutAFiniteBoxNeedsOne) {
   EXPECT_FALSE(plan.inside_keys.empty());
 }
 
+// Two spheres 0.4 band h apart: the intersection is empty and so is its box, but
+// between the spheres f = max of the two distances stays below band h, and those
+// nodes must hold f. Spheres 3 band h apart leave no node within the band.
+TYPED_TEST(BakeTest, AnEmptyIntersectionKeepsTheNodesWithinItsBand) {
+  const double h = 0.05, band = 3, bw = band * h;
+  const auto apart = [&](double gap) {
+    return compile_field<TypeParam>(nlohmann::json{
+        {"type", "intersection"}, {"of", {sphere_spec(0, 0, 0, 1), sphere_spec(2 + gap, 0, 0, 1)}}});
+  };
+  const Field<TypeParam> near = apart(0.4 * bw);
+  ASSERT_TRUE(near.bounds().empty());
+  const Grid<TypeParam> grid = bake(near, BakeSettings{h, band, std::nullopt, 1});
+  const double mid = (2 + 0.4 * bw) / 2;
+  const double f = near.eval(std::round(mid / h) * h, 0.0, 0.0);
+  ASSERT_LT(f, bw);
+  EXPECT_NEAR(grid.sample(std::round(mid / h) * h, 0.0, 0.0), f, 1e-6);
+  EXPECT_FALSE(grid.stored_keys().empty());
+
+  const Plan none = plan_bricks(apart(3 * bw), BakeSettings{h, band, std::nullopt, 1});
+  EXPECT_EQ(none.bricks_considered, 0);
+  EXPECT_TRUE(none.near_keys.empty());
+  EXPECT_TRUE(none.inside_keys.empty());
+}
+
+// A union with an empty slab (x <= 0 and x >= 0.1 h): the slab adds nothing to
+// the shape's box, but its band f < band h is an unbounded plane, which no
+// brick range holds: nobox, as for a formula without a finite box.
+TYPED_TEST(BakeTest, AnUnboundedBandNeedsABox) {
+  const double h = 0.05;
+  const nlohmann::json slab{{"type", "intersection"},
+                            {"of",
+                             {{{"type", "halfspace"}, {"normal", {1, 0, 0}}, {"offset", 0.0}},
+                              {{"type", "halfspace"}, {"normal", {-1, 0, 0}}, {"offset", -0.1 * h}}}}};
+  const Field<TypeParam> field =
+      compile_field<TypeParam>(nlohmann::json{{"type", "union"}, {"of", {sphere_spec(0, 0, 0, 1), slab}}});
+  ASSERT_TRUE(field.bounds().finite());
+  EXPECT_EQ(error_code_of([&] { (void)plan_bricks(field, BakeSettings{h, 3, std::nullopt, 1}); }), ErrorCode::nobox);
+  const Plan clipped = plan_bricks(field, BakeSettings{h, 3, Box{{-1, -1, -1}, {1, 1, 1}}, 1});
+  EXPECT_FALSE(clipped.near_keys.empty());
+}
+
 TYPED_TEST(BakeTest, RefusesPartsTooLargeForTheKeyRange) {
   const Field<TypeParam> far = compile_field<TypeParam>(sphere_spec(1e9, 0, 0, 1));
   EXPECT_EQ(error_code_of([&] { (void)plan_bricks(far, BakeSettings{0.01, 3, std::nullopt, 1}); }), ErrorCode::toolarge);

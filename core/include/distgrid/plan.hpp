@@ -37,8 +37,13 @@ struct Plan {
   std::vector<std::int64_t> inside_keys;  ///< bricks wholly inside, ascending keys
 };
 
+/// The plan covers every point with f < band*h: the box (the settings' region, or
+/// the field's bounds()) grown by band*h and, without a region, the field's
+/// bounds_within(band*h), which an intersection can reach beyond its own box
+/// (pieces closer than 2 band*h have an empty box and nodes within the band).
 /// Throws Error(badarg) for bad h or band, Error(nobox) when neither the field
-/// nor the settings give a finite box, Error(toolarge) when the brick range is
+/// nor the settings give a finite box or, without a region, the band has none
+/// (a union with an empty unbounded piece), Error(toolarge) when the brick range is
 /// outside the key range or wider than kMaxBricksPerAxis on an axis.
 /// plan_bricks also throws Error(toolarge) as soon as the planned bricks
 /// exceed settings.max_memory_bytes.

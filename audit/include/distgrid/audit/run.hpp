@@ -174,6 +174,9 @@ class PartSubject {
   /// The world offset of the far copy: kFarOffsetVoxels * h.
   std::array<double, 3> far_offset() const noexcept;
 
+  /// The formula of a formula part at `where` (the far copy's moved by far_offset());
+  /// null for a mesh part.
+  const nlohmann::json& spec(Placement where) const noexcept;
   /// The compiled formula of a formula part; throws std::logic_error for a mesh part.
   template <class S>
   const Field<S>& field(Placement where);
