@@ -21,12 +21,16 @@ mutant at a time, so each mutant rebuilds only what its patch touches:
 3. per mutant <id>--<name>.patch, in an order that keeps mutants of the same
    files together (headers with many dependents last): apply it, rebuild the
    audit tool and the property executables whose suites name <id> (one build,
-   so the files the patch touches in both compile side by side), run the quick
-   audit of <id> alone (--quick --only, at the storages of --storage and of the
-   patch) and its gate at each h, run the tests labelled calc:<id> (RapidCheck
-   not shrinking), and put the files back with the objects built from them
-   (kept in build/mutants/objects/ before the patch), so that the next build
-   only relinks them.
+   so the files the patch touches in both compile side by side), run the tests
+   labelled calc:<id> (RapidCheck not shrinking), copy the audit tool, and put
+   the files back with the objects built from them (kept in
+   build/mutants/objects/ before the patch), so that the next build only
+   relinks them. The copy then runs, in a thread while the next mutant is
+   applied and built, the quick audit of <id> alone (--quick --only, at the
+   storages of --storage and of the patch) and its gate at each h, and the
+   quick audit of each calculation whose budgets name the mutant in teeth_from
+   at the first h only (those feed the teeth table alone); the next mutant's
+   audits wait for them.
 
 The patched files' original bytes are kept in build/mutants/restore/ before a
 patch is applied and written back after it, on an error, on Ctrl-C, SIGTERM or
@@ -62,13 +66,17 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from process_group import run, run_together  # noqa: E402
+from process_group import kill_running, run, run_together  # noqa: E402
 
 # The voxel sizes: the budgets' own (1/64) and one that is not a power of two.
 H_VALUES = ["0x1p-6", "0.0123"]
+# The voxel size of the cross audits (a mutant against another calculation's budgets that name it in
+# teeth_from): they only feed the teeth table, for which one h that trips a budget is enough.
+CROSS_H = H_VALUES[:1]
 STORAGES = ["float", "double", "half", "q16", "q8"]
 SCHEMA = "distgrid-mutants/1"
 RESTORE_DIR = os.path.join("build", "mutants", "restore")
@@ -83,23 +91,29 @@ def log(text):
 
 
 class Timer:
-    """Seconds spent per step of the run, summed over mutants."""
+    """Seconds spent per step of the run, summed over mutants (from any thread: a mutant's audits run while
+    the next one builds, so the steps' sum exceeds the run's time)."""
 
     def __init__(self):
         self.steps = {}
+        self.lock = threading.Lock()
+
+    def add(self, step, seconds):
+        with self.lock:
+            self.steps[step] = self.steps.get(step, 0.0) + seconds
 
     def run(self, step, command, **kwargs):
         start = time.monotonic()
         done = run(command, **kwargs)
         seconds = time.monotonic() - start
-        self.steps[step] = self.steps.get(step, 0.0) + seconds
+        self.add(step, seconds)
         return done, seconds
 
     def run_together(self, step, commands, **kwargs):
         """The commands side by side; the step counts the time until the last one ended."""
         start = time.monotonic()
         ended = run_together(commands, **kwargs)
-        self.steps[step] = self.steps.get(step, 0.0) + time.monotonic() - start
+        self.add(step, time.monotonic() - start)
         return ended
 
 
@@ -428,15 +442,17 @@ def cross_audits(notes, mutant, own_id):
 
 
 def audit_plan(mutant_storages, cross, id_of):
-    """The baseline audits: {id: storages} with, per calculation, every storage one of its mutants or a mutant
-    cross-audited against it runs at (so each mutant's audit has a baseline at its storages).
-    mutant_storages: {patch: [storage]}; cross: {patch: {id: [storage]}}."""
+    """The baseline audits: {(id, h): storages} with, per calculation and h, every storage one of its mutants
+    (at every h of H_VALUES) or a mutant cross-audited against it (at CROSS_H) runs at, so each mutant's audit
+    has a baseline at its storages and h. mutant_storages: {patch: [storage]}; cross: {patch: {id: [storage]}}."""
     need = {}
     for patch, storages in mutant_storages.items():
-        need.setdefault(id_of(patch), set()).update(storages)
+        for h in H_VALUES:
+            need.setdefault((id_of(patch), h), set()).update(storages)
         for other, more in cross.get(patch, {}).items():
-            need.setdefault(other, set()).update(more)
-    return {calc_id: [n for n in STORAGES if n in names] for calc_id, names in sorted(need.items())}
+            for h in CROSS_H:
+                need.setdefault((other, h), set()).update(more)
+    return {key: [n for n in STORAGES if n in names] for key, names in sorted(need.items())}
 
 
 def budget_key(budget):
@@ -452,28 +468,39 @@ class Audit:
 
     def __init__(self, build, root, work, timer):
         self.tool = os.path.join(build, "audit", "distgrid-audit")
+        self.root = root
         self.gates = os.path.join(root, "audit", "gates.json")
         self.work = work
         self.timer = timer
 
-    def gate(self, ids, step, storages):
-        """Quick audits of `ids` at `storages` (a list of names), one per h of H_VALUES, run side by side (the
-        two keep both cores busy where one alone would leave one idle; the results do not depend on the
-        threads), each gated. Returns per h: per id {"run_failed": text or None, "budgets": [...], "claims":
-        [...], "seconds": s} and the gates file's budgets as gate --json lists them."""
+    def snapshot(self, name):
+        """A copy of the audit tool as built now (a mutant's), which audits while the next mutant builds."""
+        copy = os.path.join(self.work, "distgrid-audit-" + name)
+        shutil.copy2(self.tool, copy)
+        return copy
+
+    def gate(self, ids_at, step, storages, tool=None):
+        """Quick audits at `storages` (a list of names) of the ids ids_at gives per h ({h: [id]}), one per h,
+        run side by side (two keep both cores busy where one alone would leave one idle; the results do not
+        depend on the threads), each gated, by `tool` (default: the build's audit tool). Returns per h: per id
+        {"run_failed": text or None, "budgets": [...], "claims": [...], "seconds": s} and the gates file's
+        budgets as gate --json lists them."""
+        tool = tool or self.tool
         files = {}
-        for h in H_VALUES:
-            tag = re.sub(r"[^\w.-]", "_", h)
+        for h in ids_at:
+            tag = re.sub(r"[^\w.-]", "_", f"{os.path.basename(tool)}-{step}-{h}")
             files[h] = (os.path.join(self.work, f"report-{tag}.json"), os.path.join(self.work, f"gate-{tag}.json"))
             for path in files[h]:
                 if os.path.exists(path):
                     os.remove(path)
-        runs = self.timer.run_together(step, [[self.tool, "run", "--quick", "--only", ",".join(ids), "--storage",
+        # The sources the report cites are the tree's (a copied tool finds none beside itself).
+        runs = self.timer.run_together(step, [[tool, "run", "--quick", "--only", ",".join(ids), "--storage",
                                                ",".join(storages), "--h", h, "--budgets", self.gates,
-                                               "--out", files[h][0]] for h in H_VALUES])
-        return {h: self._verdict(ids, step, *files[h], *ran) for h, ran in zip(H_VALUES, runs)}
+                                               "--source-dir", self.root, "--out", files[h][0]]
+                                              for h, ids in ids_at.items()])
+        return {h: self._verdict(ids_at[h], step, *files[h], *ran, tool) for h, ran in zip(ids_at, runs)}
 
-    def _verdict(self, ids, step, report, verdict, done, seconds):
+    def _verdict(self, ids, step, report, verdict, done, seconds, tool):
         """The gate of one audit's report, split by id."""
         results = {calc_id: {"run_failed": None, "budgets": [], "claims": []} for calc_id in ids}
         all_budgets = []
@@ -482,7 +509,7 @@ class Audit:
             lines = (done.stderr or done.stdout).strip().splitlines()
             problem = f"exit {done.returncode}: {lines[-1] if lines else 'no output'}"
         else:
-            gated, more = self.timer.run(step, [self.tool, "gate", report, "--budgets", self.gates, "--json", verdict])
+            gated, more = self.timer.run(step, [tool, "gate", report, "--budgets", self.gates, "--json", verdict])
             seconds += more
             if not os.path.exists(verdict):
                 lines = (gated.stderr or gated.stdout).strip().splitlines()
@@ -733,15 +760,15 @@ def run_all(root, build, patches, run_storages, jobs, timer, patcher, work, star
 
     baselines = {}
     all_budgets = []
-    groups = {}  # one baseline audit per set of storages
-    for calc_id, storages in baseline_storages.items():
-        groups.setdefault(tuple(storages), []).append(calc_id)
-    for storages, group in sorted(groups.items()):
-        log(f"mutants: baseline of {len(group)} calculations at h = {', '.join(H_VALUES)}, "
-            f"storage {','.join(storages)}")
-        for h, (results, budgets) in audit.gate(group, "baseline audits", list(storages)).items():
+    groups = {}  # one baseline audit per set of storages and h ({storages: {h: [id]}}), its h side by side
+    for (calc_id, h), storages in baseline_storages.items():
+        groups.setdefault(tuple(storages), {}).setdefault(h, []).append(calc_id)
+    for storages, ids_at in sorted(groups.items()):
+        log("mutants: baseline of " + ", ".join(f"{len(ids)} calculations at h = {h}" for h, ids in ids_at.items()) +
+            f", storage {','.join(storages)}")
+        for h, (results, budgets) in audit.gate(ids_at, "baseline audits", list(storages)).items():
             all_budgets = all_budgets or budgets
-            for calc_id in group:
+            for calc_id in ids_at[h]:
                 baselines[(calc_id, h)] = dict(results[calc_id], storages=list(storages))
 
     touches = {p: patched_files(texts[p]) for p in patches}
@@ -754,7 +781,7 @@ def run_all(root, build, patches, run_storages, jobs, timer, patcher, work, star
 
     def problems():
         """Mutants that do not apply or build or escape where the baseline passes; baselines that fail."""
-        bad = [m["mutant"] for m in mutants if not m["applies"] or not m["builds"] or
+        bad = [m["mutant"] for m in mutants if not m["applies"] or not m["builds"] or "audit_error" in m or
                any(at["caught"] is False for at in m["at"].values())]
         failing = sorted({f"{calc_id} at h = {h}" for (calc_id, h), base in baselines.items() if failed(base)})
         return bad, failing
@@ -767,6 +794,7 @@ def run_all(root, build, patches, run_storages, jobs, timer, patcher, work, star
             "schema": SCHEMA,
             "complete": complete,
             "h": H_VALUES,
+            "cross_h": CROSS_H,
             "audit": "run --quick --only ID --storage S --h H, then gate --json, per mutant and h",
             "storage": run_storages,
             "build_dir": os.path.relpath(build, root),
@@ -792,66 +820,110 @@ def run_all(root, build, patches, run_storages, jobs, timer, patcher, work, star
         os.replace(out + ".tmp", out)
         return result
 
-    for number, patch in enumerate(order, 1):
-        name = os.path.basename(patch)[:-len(".patch")]
-        calc_id = id_of(patch)
-        log(f"mutant {number}/{len(order)} {name}: applying, building, auditing {calc_id}")
-        row = {"mutant": name, "id": calc_id, "applies": True, "builds": True, "at": {}, "seconds": {},
-               "touches": touches[patch], "storages": own_storages[patch]}
-        mutants.append(row)
-        start = time.monotonic()
-        objects.save(touches[patch])
-        error = patcher.apply(patch)
-        timer.steps["apply and revert"] = timer.steps.get("apply and revert", 0.0) + time.monotonic() - start
-        if error:
-            objects.put_back()  # nothing was patched: the objects are the originals still
-            row["applies"] = False
-            row["error"] = error
-            write(False)
-            continue
+    stopping = threading.Event()
+
+    def audit_mutant(row, patch, tool):
+        """The gates of a mutant's calculation at each h, and of those whose budgets name it in teeth_from (for
+        the teeth table only) at CROSS_H, all by `tool`, the audit tool as built with the mutant. An error here
+        is kept in the row (a mutant without a result at every h counts as escaped)."""
         try:
-            props = property_targets(root, calc_id)
-            broken, props_built, seconds = build_mutant(build, props, jobs, timer, env)
-            row["seconds"]["build"] = round(seconds, 1)
-            if broken is not None:
-                row["builds"] = False
-                row["error"] = (broken.stdout + broken.stderr)[-2000:]
-                continue
-            for h, (results, _) in audit.gate([calc_id], "mutant audits", own_storages[patch]).items():
-                base = baselines[(calc_id, h)]
-                result = results[calc_id]
-                base_keys = {budget_key(b) for b in base["budgets"]}
-                at = {"baseline": "fails" if failed(base) else "pass",
-                      "caught": None,
-                      "budgets": result["budgets"],
-                      "claims": result["claims"],
-                      "run_failed": result["run_failed"],
-                      "budgets_beyond_baseline": [b for b in result["budgets"] if budget_key(b) not in base_keys],
-                      "storages": own_storages[patch],
-                      "seconds": result["seconds"]}
-                if at["baseline"] == "pass":
-                    at["caught"] = failed(result)
-                else:
-                    at["baseline_failures"] = base["budgets"]
-                row["at"][h] = at
-            # For the teeth table only: the calculations whose budgets name this mutant in teeth_from.
-            for other, storages in also[patch].items():
-                row.setdefault("also", {})[other] = {}
-                for h, (results, _) in audit.gate([other], "cross audits", storages).items():
-                    base = baselines[(other, h)]
-                    row["also"][other][h] = {"baseline": "fails" if failed(base) else "pass", "storages": storages,
-                                             "budgets": results[other]["budgets"],
-                                             "run_failed": results[other]["run_failed"],
-                                             "seconds": results[other]["seconds"]}
-            props = run_properties(build, props, calc_id, jobs, timer, props_built)
-            row["properties"] = {"caught": props["caught"], "tests": props["tests"]}
-            row["seconds"]["properties"] = props["seconds"]
-        finally:
-            start = time.monotonic()
-            patcher.restore()
-            objects.put_back()
-            timer.steps["apply and revert"] += time.monotonic() - start
+            audit_mutant_gates(row, patch, tool)
+        except BaseException as problem:  # noqa: B902 (reported, not lost with the thread)
+            row["audit_error"] = f"{type(problem).__name__}: {problem}"
+
+    def audit_mutant_gates(row, patch, tool):
+        calc_id = row["id"]
+        if stopping.is_set():
+            return
+        for h, (results, _) in audit.gate({h: [calc_id] for h in H_VALUES}, "mutant audits", own_storages[patch],
+                                          tool).items():
+            base = baselines[(calc_id, h)]
+            result = results[calc_id]
+            base_keys = {budget_key(b) for b in base["budgets"]}
+            at = {"baseline": "fails" if failed(base) else "pass",
+                  "caught": None,
+                  "budgets": result["budgets"],
+                  "claims": result["claims"],
+                  "run_failed": result["run_failed"],
+                  "budgets_beyond_baseline": [b for b in result["budgets"] if budget_key(b) not in base_keys],
+                  "storages": own_storages[patch],
+                  "seconds": result["seconds"]}
+            if at["baseline"] == "pass":
+                at["caught"] = failed(result)
+            else:
+                at["baseline_failures"] = base["budgets"]
+            row["at"][h] = at
+        for other, storages in also[patch].items():
+            if stopping.is_set():
+                return
+            row.setdefault("also", {})[other] = {}
+            for h, (results, _) in audit.gate({h: [other] for h in CROSS_H}, "cross audits", storages, tool).items():
+                base = baselines[(other, h)]
+                row["also"][other][h] = {"baseline": "fails" if failed(base) else "pass", "storages": storages,
+                                         "budgets": results[other]["budgets"],
+                                         "run_failed": results[other]["run_failed"],
+                                         "seconds": results[other]["seconds"]}
+        os.remove(tool)
+
+    # A mutant's audits run in a thread, by a copy of the audit tool built with it, while the next mutant is
+    # applied and built (one build's compiles leave a core idle that the audits use); the next one's audits
+    # start when these have ended.
+    auditing = None
+
+    def finish_auditing():
+        nonlocal auditing
+        if auditing is not None:
+            auditing.join()
+            auditing = None
             write(False)
+
+    try:
+        for number, patch in enumerate(order, 1):
+            name = os.path.basename(patch)[:-len(".patch")]
+            calc_id = id_of(patch)
+            log(f"mutant {number}/{len(order)} {name}: applying, building, auditing {calc_id}")
+            row = {"mutant": name, "id": calc_id, "applies": True, "builds": True, "at": {}, "seconds": {},
+                   "touches": touches[patch], "storages": own_storages[patch]}
+            mutants.append(row)
+            start = time.monotonic()
+            objects.save(touches[patch])
+            error = patcher.apply(patch)
+            timer.add("apply and revert", time.monotonic() - start)
+            if error:
+                objects.put_back()  # nothing was patched: the objects are the originals still
+                row["applies"] = False
+                row["error"] = error
+                continue
+            tool = None
+            try:
+                props = property_targets(root, calc_id)
+                broken, props_built, seconds = build_mutant(build, props, jobs, timer, env)
+                row["seconds"]["build"] = round(seconds, 1)
+                if broken is not None:
+                    row["builds"] = False
+                    row["error"] = (broken.stdout + broken.stderr)[-2000:]
+                    continue
+                props = run_properties(build, props, calc_id, jobs, timer, props_built)
+                row["properties"] = {"caught": props["caught"], "tests": props["tests"]}
+                row["seconds"]["properties"] = props["seconds"]
+                tool = audit.snapshot(name)
+            finally:
+                start = time.monotonic()
+                patcher.restore()
+                objects.put_back()
+                timer.add("apply and revert", time.monotonic() - start)
+            finish_auditing()
+            auditing = threading.Thread(target=audit_mutant, args=(row, patch, tool), name=name)
+            auditing.start()
+        finish_auditing()
+    except BaseException:
+        stopping.set()
+        while auditing is not None and auditing.is_alive():
+            kill_running()
+            auditing.join(0.1)
+        raise
+    finally:
+        write(False)
 
     # The last mutant's objects were replaced by the originals, but the audit tool and the property executables
     # were linked from the mutant's: relink them, so the build holds the sources' code again.
