@@ -828,7 +828,7 @@ def run_all(root, build, patches, run_storages, jobs, timer, patcher, work, star
         is kept in the row (a mutant without a result at every h counts as escaped)."""
         try:
             audit_mutant_gates(row, patch, tool)
-        except BaseException as problem:  # noqa: B902 (reported, not lost with the thread)
+        except BaseException as problem:  # kept in the row rather than lost with the thread
             row["audit_error"] = f"{type(problem).__name__}: {problem}"
 
     def audit_mutant_gates(row, patch, tool):
