@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include "calculations.hpp"
@@ -294,6 +295,10 @@ std::vector<Point> brick_nodes(const reference::BrickTriple& b, double h) {
   return nodes;
 }
 
+bool has_key(const std::vector<std::int64_t>& sorted, std::int64_t key) {
+  return std::binary_search(sorted.begin(), sorted.end(), key);
+}
+
 /// Bricks of a plan's range the plan does not compute, split into those next
 /// to (26-neighbourhood) a computed brick and the rest, each by ascending key.
 struct SkippedBricks {
@@ -302,21 +307,18 @@ struct SkippedBricks {
 
 SkippedBricks skipped_bricks_of(const Plan& plan) {
   SkippedBricks out;
-  const auto has = [](const std::vector<std::int64_t>& sorted, std::int64_t key) {
-    return std::binary_search(sorted.begin(), sorted.end(), key);
-  };
   for (std::int64_t x = plan.lo[0]; x <= plan.hi[0]; ++x)
     for (std::int64_t y = plan.lo[1]; y <= plan.hi[1]; ++y)
       for (std::int64_t z = plan.lo[2]; z <= plan.hi[2]; ++z) {
         const auto key = static_cast<std::int64_t>(*reference::brick_key_exact({x, y, z}));
-        if (has(plan.near_keys, key)) continue;
+        if (has_key(plan.near_keys, key)) continue;
         bool border = false;
         for (std::int64_t n = 0; n < 27 && !border; ++n) {
           const reference::BrickTriple nb{x + n % 3 - 1, y + (n / 3) % 3 - 1, z + n / 9 - 1};
           const auto nkey = reference::brick_key_exact(nb);
-          border = nkey && has(plan.near_keys, static_cast<std::int64_t>(*nkey));
+          border = nkey && has_key(plan.near_keys, static_cast<std::int64_t>(*nkey));
         }
-        const BallClass read = has(plan.inside_keys, key) ? BallClass::inside : BallClass::outside;
+        const BallClass read = has_key(plan.inside_keys, key) ? BallClass::inside : BallClass::outside;
         (border ? out.border : out.other).emplace_back(key, read);
       }
   return out;
@@ -593,19 +595,16 @@ std::vector<std::pair<std::int64_t, BallClass>> bricks_between(const Field<doubl
     lo[a] = static_cast<std::int64_t>(std::floor(between.lo[a] / (8 * h))) - 1;
     hi[a] = static_cast<std::int64_t>(std::floor(between.hi[a] / (8 * h))) + 1;
   }
-  const auto has = [](const std::vector<std::int64_t>& sorted, std::int64_t key) {
-    return std::binary_search(sorted.begin(), sorted.end(), key);
-  };
   std::vector<std::tuple<double, std::int64_t, BallClass>> ranked;
   for (std::int64_t x = lo[0]; x <= hi[0]; ++x)
     for (std::int64_t y = lo[1]; y <= hi[1]; ++y)
       for (std::int64_t z = lo[2]; z <= hi[2]; ++z) {
         const auto key = reference::brick_key_exact({x, y, z});
-        if (!key || has(plan.near_keys, static_cast<std::int64_t>(*key))) continue;
+        if (!key || has_key(plan.near_keys, static_cast<std::int64_t>(*key))) continue;
         const double f = field.eval((static_cast<double>(8 * x) + 3.5) * h, (static_cast<double>(8 * y) + 3.5) * h,
                                     (static_cast<double>(8 * z) + 3.5) * h);
         const auto k = static_cast<std::int64_t>(*key);
-        ranked.emplace_back(f, k, has(plan.inside_keys, k) ? BallClass::inside : BallClass::outside);
+        ranked.emplace_back(f, k, has_key(plan.inside_keys, k) ? BallClass::inside : BallClass::outside);
       }
   std::sort(ranked.begin(), ranked.end());
   std::vector<std::pair<std::int64_t, BallClass>> out;
@@ -631,7 +630,11 @@ PlannedEmptyShape<F> plan_empty_shape(const EmptyStratum& stratum, PartSubject& 
   EmptyShape shape = empty_shape(stratum, part.spec(where), part.field<double>(where).bounds(), band_width, seed, where);
   Field<F> field = compile_field<F>(shape.spec);
   const Plan plan = plan_part(field, s, threads).plan;
-  auto bricks = bricks_between(compile_field<double>(shape.spec), plan, shape.between, s.h, s.inputs / 4);
+  std::vector<std::pair<std::int64_t, BallClass>> bricks;
+  if constexpr (std::is_same_v<F, double>)
+    bricks = bricks_between(field, plan, shape.between, s.h, s.inputs / 4);
+  else
+    bricks = bricks_between(compile_field<double>(shape.spec), plan, shape.between, s.h, s.inputs / 4);
   return {std::move(shape), std::move(field), plan, std::move(bricks)};
 }
 
